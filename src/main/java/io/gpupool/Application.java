@@ -1,0 +1,14 @@
+package io.gpupool;
+
+import io.micronaut.runtime.Micronaut;
+import io.swagger.v3.oas.annotations.OpenAPIDefinition;
+import io.swagger.v3.oas.annotations.info.Info;
+
+/** Entry point: starts the REST service; {@code replay ...} runs the offline replay harness instead. */
+@OpenAPIDefinition(info = @Info(title = "gpupool", version = "v1",
+        description = "Governs a pooled fleet of GPUs: inventory, tenants, pools, quotas, policy and leases."))
+public class Application {
+    public static void main(String[] args) {
+        Micronaut.run(Application.class, args);
+    }
+}

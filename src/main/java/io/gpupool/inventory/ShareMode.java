@@ -1,0 +1,6 @@
+package io.gpupool.inventory;
+
+/** How a GPU may be shared: whole card only, time-sliced fractions, or fixed MIG partitions. */
+public enum ShareMode {
+    EXCLUSIVE, TIME_SLICE, MIG
+}

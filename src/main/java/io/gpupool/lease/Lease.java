@@ -1,0 +1,27 @@
+package io.gpupool.lease;
+
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * GPUs granted to a tenant's request. {@code borrowed} marks capacity taken beyond the tenant's
+ * guarantee (first to be reclaimed); {@code gangId} ties the leases of one all-or-nothing gang;
+ * {@code deadline} is the end of the grace period while PREEMPTING, null otherwise.
+ */
+public record Lease(String id, String requestId, String tenantId, String poolId, WorkloadKind kind,
+                    int priority, boolean preemptible, boolean borrowed, String gangId, LeaseState state,
+                    List<DeviceShare> shares, Instant createdAt, Instant expiresAt, Instant lastHeartbeat,
+                    Instant deadline) {
+    public Lease {
+        shares = shares == null ? List.of() : List.copyOf(shares);
+    }
+
+    /** GPUs held, in milli-GPU (a whole card is 1000). */
+    public long totalMilli() {
+        long sum = 0;
+        for (DeviceShare share : shares) {
+            sum += share.milli();
+        }
+        return sum;
+    }
+}

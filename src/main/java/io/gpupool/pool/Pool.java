@@ -1,0 +1,9 @@
+package io.gpupool.pool;
+
+/**
+ * A named set of devices with one tier. {@code placementStrategy} names the allocator strategy used
+ * for it; {@code sharingAllowed} says whether fractional or MIG leases may land on its devices.
+ */
+public record Pool(String id, String name, PoolTier tier, String placementStrategy, boolean sharingAllowed,
+                   String description) {
+}
