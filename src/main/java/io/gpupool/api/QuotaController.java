@@ -1,0 +1,50 @@
+package io.gpupool.api;
+
+import io.gpupool.auth.Allow;
+import io.gpupool.auth.Caller;
+import io.gpupool.auth.Role;
+import io.gpupool.fleet.FleetDocument.QuotaSpec;
+import io.gpupool.quota.Quota;
+import io.gpupool.quota.QuotaService;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.HttpStatus;
+import io.micronaut.http.annotation.Body;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Delete;
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.PathVariable;
+import io.micronaut.http.annotation.Put;
+import io.micronaut.http.annotation.QueryValue;
+
+import java.util.List;
+
+/** Quotas: tenant × pool × card model. PUT creates (201) or replaces (200) by that key. */
+@Controller("/api/v1/quotas")
+public class QuotaController {
+    private final QuotaService quotas;
+
+    QuotaController(QuotaService quotas) {
+        this.quotas = quotas;
+    }
+
+    @Get
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    public List<Quota> list(@Nullable @QueryValue String tenant, @Nullable @QueryValue String pool, Caller caller) {
+        return quotas.list(tenant, pool, caller);
+    }
+
+    @Put
+    @Allow(Role.ADMIN)
+    public HttpResponse<List<Quota>> put(@Nullable @Body QuotaSpec spec, Caller caller) {
+        boolean created = quotas.put(spec, caller);
+        List<Quota> now = quotas.list(spec.tenant(), spec.pool(), caller);
+        return HttpResponse.status(created ? HttpStatus.CREATED : HttpStatus.OK).body(now);
+    }
+
+    @Delete("/{tenant}/{pool}/{model}")
+    @Allow(Role.ADMIN)
+    public Quota delete(@PathVariable String tenant, @PathVariable String pool, @PathVariable String model) {
+        return quotas.delete(tenant, pool, model);
+    }
+}

@@ -1,0 +1,54 @@
+package io.gpupool.api;
+
+import io.gpupool.auth.Allow;
+import io.gpupool.auth.Caller;
+import io.gpupool.auth.Role;
+import io.gpupool.fleet.FleetDocument.TenantSpec;
+import io.gpupool.tenant.Tenant;
+import io.gpupool.tenant.TenantService;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.annotation.Body;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.PathVariable;
+import io.micronaut.http.annotation.Post;
+import io.micronaut.http.annotation.Put;
+
+import java.net.URI;
+import java.util.List;
+
+/** Tenants (org → team tree). Tenant tokens see their own subtree only. */
+@Controller("/api/v1/tenants")
+public class TenantController {
+    private final TenantService tenants;
+
+    TenantController(TenantService tenants) {
+        this.tenants = tenants;
+    }
+
+    @Get
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    public List<Tenant> list(Caller caller) {
+        return tenants.visibleTo(caller);
+    }
+
+    @Get("/{id}")
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    public Tenant get(@PathVariable String id, Caller caller) {
+        return tenants.get(id, caller);
+    }
+
+    @Post
+    @Allow(Role.ADMIN)
+    public HttpResponse<Tenant> create(@Nullable @Body TenantSpec spec, Caller caller) {
+        Tenant created = tenants.create(spec, caller);
+        return HttpResponse.created(created, URI.create("/api/v1/tenants/" + created.id()));
+    }
+
+    @Put("/{id}")
+    @Allow(Role.ADMIN)
+    public Tenant update(@PathVariable String id, @Nullable @Body TenantSpec spec, Caller caller) {
+        return tenants.update(id, spec, caller);
+    }
+}

@@ -1,0 +1,59 @@
+package io.gpupool.api;
+
+import io.gpupool.auth.Allow;
+import io.gpupool.auth.Caller;
+import io.gpupool.auth.IssuedToken;
+import io.gpupool.auth.Role;
+import io.gpupool.auth.TokenInfo;
+import io.gpupool.auth.TokenService;
+import io.gpupool.problem.ProblemException;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.annotation.Body;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Delete;
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.PathVariable;
+import io.micronaut.http.annotation.Post;
+
+import java.util.List;
+
+/** API tokens: admins issue and revoke them; the secret is returned once, at issue. */
+@Controller("/api/v1/tokens")
+public class TokenController {
+    private final TokenService tokens;
+
+    TokenController(TokenService tokens) {
+        this.tokens = tokens;
+    }
+
+    public record TokenRequest(String name, Role role, String tenantId) {
+    }
+
+    @Post
+    @Allow(Role.ADMIN)
+    public HttpResponse<IssuedToken> issue(@Nullable @Body TokenRequest body, Caller caller) {
+        if (body == null) {
+            throw ProblemException.invalid("A token request body is required: {name, role, tenantId?}");
+        }
+        return HttpResponse.created(tokens.issue(body.name(), body.role(), body.tenantId(), caller.principal()));
+    }
+
+    @Get
+    @Allow(Role.ADMIN)
+    public List<TokenInfo> list() {
+        return tokens.list();
+    }
+
+    @Delete("/{id}")
+    @Allow(Role.ADMIN)
+    public TokenInfo revoke(@PathVariable String id) {
+        return tokens.revoke(id);
+    }
+
+    @Get("/me")
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    public Caller me(Caller caller) {
+        return caller;
+    }
+}

@@ -1,0 +1,108 @@
+package io.gpupool.auth;
+
+import io.gpupool.problem.ProblemException;
+import io.gpupool.store.ApiTokenRepository;
+import io.gpupool.store.ApiTokenRow;
+import io.gpupool.store.WorkingSet;
+import jakarta.inject.Singleton;
+
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Issues, lists, revokes and checks API tokens. Valid tokens are cached by hash: authentication is a
+ * map lookup on every request, and the cache changes only after the row is committed.
+ */
+@Singleton
+public class TokenService {
+    private final ApiTokenRepository tokens;
+    private final WorkingSet workingSet;
+    private final Clock clock;
+    private final Map<String, Caller> byHash = new ConcurrentHashMap<>();
+
+    TokenService(ApiTokenRepository tokens, WorkingSet workingSet, Clock clock) {
+        this.tokens = tokens;
+        this.workingSet = workingSet;
+        this.clock = clock;
+    }
+
+    public Optional<Caller> authenticate(String secret) {
+        if (secret == null || secret.isBlank()) {
+            return Optional.empty();
+        }
+        String hash = TokenHash.of(secret);
+        Caller cached = byHash.get(hash);
+        if (cached != null) {
+            return Optional.of(cached);
+        }
+        Optional<Caller> stored = tokens.findByTokenHash(hash).filter(r -> r.revokedAt() == null).map(TokenService::caller);
+        stored.ifPresent(c -> byHash.put(hash, c));
+        return stored;
+    }
+
+    public IssuedToken issue(String name, Role role, String tenantId, String createdBy) {
+        if (name == null || name.isBlank()) {
+            throw ProblemException.invalid("A token needs a name (who or what uses it)");
+        }
+        if (role == null) {
+            throw ProblemException.invalid("A token needs a role: admin, tenant or viewer");
+        }
+        if (role == Role.TENANT) {
+            if (tenantId == null || workingSet.current().tenant(tenantId).isEmpty()) {
+                throw tenantId == null ? ProblemException.invalid("A tenant token must name its tenant")
+                        : ProblemException.notFound("tenant", tenantId);
+            }
+        } else if (tenantId != null) {
+            throw ProblemException.invalid("Only tenant tokens are bound to a tenant; drop 'tenantId' for role "
+                    + role.name().toLowerCase());
+        }
+        String secret = TokenHash.newSecret();
+        return new IssuedToken(store(name, role, tenantId, createdBy, secret), secret);
+    }
+
+    /** Registers a secret chosen by the operator (the bootstrap admin token); idempotent. */
+    TokenInfo register(String name, Role role, String secret, String createdBy) {
+        return tokens.findByTokenHash(TokenHash.of(secret)).map(TokenService::info)
+                .orElseGet(() -> store(name, role, null, createdBy, secret));
+    }
+
+    public List<TokenInfo> list() {
+        return tokens.findByRevokedAtIsNull().stream().map(TokenService::info).toList();
+    }
+
+    public TokenInfo revoke(String id) {
+        ApiTokenRow row = tokens.findById(id).orElseThrow(() -> ProblemException.notFound("token", id));
+        if (row.revokedAt() != null) {
+            throw ProblemException.conflict("Token '" + id + "' is already revoked");
+        }
+        ApiTokenRow revoked = new ApiTokenRow(row.id(), row.name(), row.role(), row.tenantId(), row.tokenHash(),
+                row.createdBy(), row.createdAt(), clock.instant());
+        tokens.update(revoked);
+        byHash.remove(row.tokenHash());
+        return info(revoked);
+    }
+
+    boolean hasActiveAdmin() {
+        return tokens.countByRoleAndRevokedAtIsNull(Role.ADMIN.name()) > 0;
+    }
+
+    private TokenInfo store(String name, Role role, String tenantId, String createdBy, String secret) {
+        ApiTokenRow row = new ApiTokenRow(UUID.randomUUID().toString(), name, role.name(), tenantId,
+                TokenHash.of(secret), createdBy, clock.instant(), null);
+        tokens.save(row);
+        return info(row);
+    }
+
+    private static Caller caller(ApiTokenRow row) {
+        return new Caller(row.id(), row.name(), Role.valueOf(row.role()), row.tenantId());
+    }
+
+    private static TokenInfo info(ApiTokenRow row) {
+        return new TokenInfo(row.id(), row.name(), Role.valueOf(row.role()), row.tenantId(), row.createdBy(),
+                row.createdAt(), row.revokedAt());
+    }
+}

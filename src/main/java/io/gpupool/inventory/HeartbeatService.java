@@ -1,0 +1,45 @@
+package io.gpupool.inventory;
+
+import io.gpupool.problem.ProblemException;
+import io.gpupool.store.WorkingSet;
+import jakarta.inject.Singleton;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * Records device heartbeats and health changes. A heartbeat from the future (beyond clock skew) is
+ * refused: it would make a dead device look alive until that time.
+ */
+@Singleton
+public class HeartbeatService {
+    static final Duration MAX_SKEW = Duration.ofMinutes(5);
+
+    private final WorkingSet workingSet;
+    private final Clock clock;
+
+    HeartbeatService(WorkingSet workingSet, Clock clock) {
+        this.workingSet = workingSet;
+        this.clock = clock;
+    }
+
+    public Device record(String deviceId, Heartbeat heartbeat) {
+        Instant now = clock.instant();
+        Instant at = heartbeat == null || heartbeat.at() == null ? now : heartbeat.at();
+        if (at.isAfter(now.plus(MAX_SKEW))) {
+            throw ProblemException.invalid("Heartbeat time " + at + " is in the future (server time " + now + ")");
+        }
+        return workingSet.write((before, next, store) -> {
+            Device device = before.device(deviceId).orElseThrow(() -> ProblemException.notFound("device", deviceId));
+            if (device.lastHeartbeat() != null && at.isBefore(device.lastHeartbeat())) {
+                throw ProblemException.conflict("Heartbeat at " + at + " is older than the last one (" + device.lastHeartbeat() + ")");
+            }
+            DeviceHealth health = heartbeat == null || heartbeat.health() == null ? device.health() : heartbeat.health();
+            Device updated = device.withHealth(health, at);
+            store.put(updated, true);
+            next.device(updated);
+            return updated;
+        });
+    }
+}

@@ -1,0 +1,80 @@
+package io.gpupool.problem;
+
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/** Collects field-level errors with their document path; refuses once, with all of them. */
+public final class FieldChecks {
+    private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
+    private final List<String> errors = new ArrayList<>();
+
+    public FieldChecks() {
+    }
+
+    public void error(String message) {
+        errors.add(message);
+    }
+
+    public boolean identifier(String at, String id) {
+        if (id == null || !IDENTIFIER.matcher(id).matches()) {
+            error(at + ": '" + id + "' is not a valid id (letters, digits, '.', '_', '-'; at most 128; starts with a letter or digit)");
+            return false;
+        }
+        return true;
+    }
+
+    public boolean text(String at, String value) {
+        if (value == null || value.isBlank()) {
+            error(at + ": is required");
+            return false;
+        }
+        return true;
+    }
+
+    public void present(String at, Object value) {
+        if (value == null) {
+            error(at + ": is required");
+        }
+    }
+
+    public void reference(String at, String id, Set<String> known, String what) {
+        if (id == null) {
+            error(at + ": is required");
+        } else if (!known.contains(id)) {
+            error(at + ": unknown " + what + " '" + id + "'");
+        }
+    }
+
+    public boolean nonNegative(String at, Long value) {
+        if (value != null && value < 0) {
+            error(at + ": must be >= 0, was " + value);
+            return false;
+        }
+        return true;
+    }
+
+    public boolean positive(String at, Long value) {
+        if (value == null || value <= 0) {
+            error(at + ": must be > 0, was " + value);
+            return false;
+        }
+        return true;
+    }
+
+    public boolean range(String at, int value, int min, int max) {
+        if (value < min || value > max) {
+            error(at + ": must be between " + min + " and " + max + ", was " + value);
+            return false;
+        }
+        return true;
+    }
+
+    public void throwIfAny(String detail) {
+        if (!errors.isEmpty()) {
+            throw ProblemException.invalid(detail + ": " + errors.size() + " error(s); first: " + errors.get(0), errors);
+        }
+    }
+}

@@ -1,0 +1,29 @@
+package io.gpupool.store;
+
+import io.gpupool.lease.DeviceShare;
+import io.gpupool.lease.Lease;
+import io.gpupool.lease.LeaseState;
+import io.gpupool.lease.WorkloadKind;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.data.annotation.Id;
+import io.micronaut.data.annotation.MappedEntity;
+
+import java.time.Instant;
+import java.util.List;
+
+@MappedEntity("lease")
+public record LeaseRow(@Id String id, String requestId, String tenantId, String poolId, String kind, int priority,
+                       boolean preemptible, boolean borrowed, @Nullable String gangId, String state,
+                       Instant createdAt, @Nullable Instant expiresAt, @Nullable Instant lastHeartbeat,
+                       @Nullable Instant deadline) {
+    static LeaseRow of(Lease l) {
+        return new LeaseRow(l.id(), l.requestId(), l.tenantId(), l.poolId(), l.kind().name(), l.priority(),
+                l.preemptible(), l.borrowed(), l.gangId(), l.state().name(), l.createdAt(), l.expiresAt(),
+                l.lastHeartbeat(), l.deadline());
+    }
+
+    Lease toLease(List<DeviceShare> shares) {
+        return new Lease(id, requestId, tenantId, poolId, WorkloadKind.valueOf(kind), priority, preemptible, borrowed,
+                gangId, LeaseState.valueOf(state), shares, createdAt, expiresAt, lastHeartbeat, deadline);
+    }
+}

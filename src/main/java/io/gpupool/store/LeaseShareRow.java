@@ -1,0 +1,19 @@
+package io.gpupool.store;
+
+import io.gpupool.lease.DeviceShare;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.data.annotation.GeneratedValue;
+import io.micronaut.data.annotation.Id;
+import io.micronaut.data.annotation.MappedEntity;
+
+@MappedEntity("lease_share")
+public record LeaseShareRow(@Id @GeneratedValue @Nullable Long id, String leaseId, String deviceId, int milli,
+                            @Nullable String migProfile) {
+    static LeaseShareRow of(String leaseId, DeviceShare s) {
+        return new LeaseShareRow(null, leaseId, s.deviceId(), s.milli(), s.migProfile());
+    }
+
+    DeviceShare toShare() {
+        return new DeviceShare(deviceId, milli, migProfile);
+    }
+}
