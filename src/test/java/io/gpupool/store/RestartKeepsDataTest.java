@@ -1,0 +1,56 @@
+package io.gpupool.store;
+
+import io.gpupool.fleet.FleetFileLoader;
+import io.gpupool.inventory.DeviceHealth;
+import io.gpupool.inventory.Heartbeat;
+import io.gpupool.inventory.HeartbeatService;
+import io.gpupool.testing.DatabaseTest;
+import io.gpupool.testing.ExampleFleet;
+import io.gpupool.testing.TestDatabase;
+import io.micronaut.context.ApplicationContext;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Stops and starts the service on the same database: everything committed is still there, and a
+ * fleet file that did not change is not re-applied over runtime state (a device's health).
+ */
+@DatabaseTest
+class RestartKeepsDataTest {
+
+    @Test
+    void aRestartKeepsTheFleetAndRuntimeHealthChanges(@TempDir Path dir) {
+        Map<String, Object> first = properties(dir, true);
+        try (ApplicationContext ctx = ApplicationContext.run(first, "test")) {
+            assertThat(ctx.getBean(WorkingSet.class).current().devices()).hasSize(ExampleFleet.DEVICES);
+            ctx.getBean(HeartbeatService.class).record("fra-h100-02-gpu1", new Heartbeat(DeviceHealth.UNHEALTHY, null));
+        }
+
+        try (ApplicationContext ctx = ApplicationContext.run(properties(dir, false), "test")) {
+            ctx.getBean(FleetFileLoader.class);
+            var snapshot = ctx.getBean(WorkingSet.class).current();
+            assertThat(snapshot.devices()).hasSize(ExampleFleet.DEVICES);
+            assertThat(snapshot.tenants()).hasSize(8);
+            assertThat(snapshot.device("fra-h100-02-gpu1").orElseThrow().health()).isEqualTo(DeviceHealth.UNHEALTHY);
+            assertThat(snapshot.device("fra-h100-02-gpu1").orElseThrow().lastHeartbeat()).isNotNull();
+        }
+    }
+
+    private static Map<String, Object> properties(Path dir, boolean clean) {
+        Map<String, Object> p = new HashMap<>();
+        if (!TestDatabase.isPostgres()) {
+            p.put("datasources.default.url", "jdbc:h2:file:" + dir.resolve("gpupool").toAbsolutePath()
+                    + ";MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH");
+        }
+        p.put("flyway.datasources.default.clean-schema", clean);
+        p.put("gpupool.fleet-file", ExampleFleet.FILE.toString());
+        p.put("micronaut.server.port", -1);
+        return p;
+    }
+}
