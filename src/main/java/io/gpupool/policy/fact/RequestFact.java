@@ -30,6 +30,11 @@ public record RequestFact(String requestId, String tenantId, String kind, int gp
         return milliPerGpu < 1000 || migProfile != null;
     }
 
+    /** Positive GPU count, 1..1000 milli per GPU, a gang no larger than the request. */
+    public boolean isWellFormed() {
+        return gpuCount > 0 && milliPerGpu > 0 && milliPerGpu <= 1000 && gangSize <= gpuCount;
+    }
+
     public boolean isGang() {
         return gangSize > 1;
     }
