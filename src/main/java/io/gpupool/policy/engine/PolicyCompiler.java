@@ -42,6 +42,7 @@ public final class PolicyCompiler {
             AdmissionDecision.class, PriorityAssignment.class, QuotaVerdict.class, PreemptionCandidate.class,
             ReclaimOrder.class);
     private static final Pattern DECISIONS_GLOBAL = Pattern.compile("(?m)^\\s*global\\s+[\\w.]*Decisions\\s+decisions\\b");
+    private static final Pattern COLUMN_IN_TEXT = Pattern.compile("Column: (\\d+)\\]");
     private static final AtomicLong BUILDS = new AtomicLong();
 
     public Compilation compile(RuleSet ruleSet) {
@@ -58,9 +59,9 @@ public final class PolicyCompiler {
         KieBuilder builder = ks.newKieBuilder(kfs).buildAll();
         List<PolicyMessage> messages = new ArrayList<>();
         for (Message m : builder.getResults().getMessages()) {
+            String path = m.getPath() == null ? null : "src/main/resources/" + m.getPath();
             messages.add(new PolicyMessage(Stage.COMPILE, severity(m.getLevel()),
-                    authorPathByKiePath.getOrDefault(m.getPath(), m.getPath()), m.getLine(), m.getColumn(),
-                    m.getText().strip()));
+                    authorPathByKiePath.getOrDefault(path, m.getPath()), m.getLine(), column(m), m.getText().strip()));
         }
         try {
             if (messages.stream().anyMatch(PolicyMessage::isError)) {
@@ -78,6 +79,15 @@ public final class PolicyCompiler {
         Matcher m = PACKAGE.matcher(text);
         String dir = m.find() ? m.group(1).replace('.', '/') + "/" : "";
         return "src/main/resources/" + dir + authorPath.replace('/', '_');
+    }
+
+    /** Drools leaves the column at 0 for constraint errors but names it in the text: "[Line: 6, Column: 4]". */
+    private static int column(Message m) {
+        if (m.getColumn() > 0) {
+            return m.getColumn();
+        }
+        Matcher inText = COLUMN_IN_TEXT.matcher(m.getText());
+        return inText.find() ? Integer.parseInt(inText.group(1)) : 0;
     }
 
     private static Severity severity(Message.Level level) {

@@ -62,13 +62,13 @@ public final class ScenarioRunner {
         try {
             spec = parse(text);
         } catch (java.io.IOException | RuntimeException e) {
-            return new ScenarioResult(file, file, false, List.of("cannot read scenario: " + firstLine(e)), Set.of());
+            return new ScenarioResult(file, file, false, List.of("cannot read scenario: " + firstLine(e)), List.of(), Set.of());
         }
         String name = spec.name() != null ? spec.name() : file;
         try {
             return run(policy, file, name, spec);
         } catch (RuntimeException e) {
-            return new ScenarioResult(file, name, false, List.of("scenario error: " + firstLine(e)), Set.of());
+            return new ScenarioResult(file, name, false, List.of("scenario error: " + firstLine(e)), List.of(), Set.of());
         }
     }
 
@@ -83,12 +83,13 @@ public final class ScenarioRunner {
         }
         List<Decision> decisions = new ArrayList<>();
         Set<String> fired = new HashSet<>();
-        List<String> failures = new ArrayList<>();
+        List<String> errors = new ArrayList<>();
         for (Evaluation e : evaluations) {
             decisions.addAll(e.decisions());
             fired.addAll(e.firedRules().keySet());
-            e.errors().stream().map(PolicyMessage::text).forEach(failures::add);
+            e.errors().stream().map(PolicyMessage::text).forEach(errors::add);
         }
+        List<String> failures = new ArrayList<>(errors);
         for (Map<String, Object> expected : nullToEmpty(spec.expect())) {
             String failure = matcher.expectPresent(expected, decisions);
             if (failure != null) {
@@ -101,7 +102,7 @@ public final class ScenarioRunner {
                 failures.add(failure);
             }
         }
-        return new ScenarioResult(file, name, failures.isEmpty(), failures, fired);
+        return new ScenarioResult(file, name, failures.isEmpty(), failures, errors, fired);
     }
 
     private static <T> List<T> nullToEmpty(List<T> list) {
