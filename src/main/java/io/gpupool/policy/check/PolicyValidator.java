@@ -1,0 +1,65 @@
+package io.gpupool.policy.check;
+
+import io.gpupool.policy.engine.Compilation;
+import io.gpupool.policy.engine.PolicyCompiler;
+import io.gpupool.policy.engine.PolicyEngine;
+import io.gpupool.policy.engine.PolicyMessage;
+import io.gpupool.policy.engine.PolicyMessage.Severity;
+import io.gpupool.policy.engine.PolicyMessage.Stage;
+import io.gpupool.policy.ruleset.RuleSet;
+import io.gpupool.policy.scenario.PolicyTestReport;
+import io.gpupool.policy.scenario.ScenarioResult;
+import io.gpupool.policy.scenario.ScenarioRunner;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The gate an uploaded rule set passes before it can be activated: lint, compile, then run its
+ * own policy tests through the bounded engine (a rule set that loops fails here, not in
+ * production). Every message of every stage is returned, not just the first.
+ */
+public final class PolicyValidator {
+    private final RuleSetLinter linter;
+    private final PolicyCompiler compiler;
+    private final ScenarioRunner runner;
+
+    public PolicyValidator(PolicyEngine engine) {
+        this(new RuleSetLinter(), new PolicyCompiler(), new ScenarioRunner(engine));
+    }
+
+    public PolicyValidator(RuleSetLinter linter, PolicyCompiler compiler, ScenarioRunner runner) {
+        this.linter = linter;
+        this.compiler = compiler;
+        this.runner = runner;
+    }
+
+    public ValidationReport validate(RuleSet ruleSet) {
+        List<PolicyMessage> messages = new ArrayList<>();
+        if (ruleSet.ruleFiles().isEmpty()) {
+            messages.add(PolicyMessage.error(Stage.LINT, null, 0, 0, "The rule set has no .drl file"));
+        }
+        messages.addAll(linter.lint(ruleSet));
+        Compilation compilation = compiler.compile(ruleSet);
+        messages.addAll(compilation.messages());
+        if (compilation.policy().isEmpty()) {
+            return new ValidationReport(messages, Optional.empty(), Optional.empty());
+        }
+        if (ruleSet.testFiles().isEmpty()) {
+            messages.add(new PolicyMessage(Stage.TEST, Severity.WARNING, null, 0, 0,
+                    "The rule set has no policy tests (tests/*.yaml)"));
+        }
+        PolicyTestReport tests = runner.runAll(compilation.policy().get(), ruleSet.testFiles());
+        for (ScenarioResult r : tests.results()) {
+            r.evaluationErrors().forEach(e -> messages.add(PolicyMessage.error(Stage.EVALUATION, r.file(), 0, 0, e)));
+            r.failures().stream().filter(f -> !r.evaluationErrors().contains(f)).forEach(f ->
+                    messages.add(PolicyMessage.error(Stage.TEST, r.file(), 0, 0, r.name() + ": " + f)));
+        }
+        if (!tests.coverage().neverFired().isEmpty()) {
+            messages.add(new PolicyMessage(Stage.TEST, Severity.WARNING, null, 0, 0,
+                    "Rules no policy test fires: " + tests.coverage().neverFired()));
+        }
+        return new ValidationReport(messages, compilation.policy(), Optional.of(tests));
+    }
+}

@@ -1,0 +1,29 @@
+package io.gpupool.policy.check;
+
+import io.gpupool.policy.engine.CompiledPolicy;
+import io.gpupool.policy.engine.PolicyMessage;
+import io.gpupool.policy.scenario.PolicyTestReport;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Everything the validation pipeline found about an uploaded rule set. {@code valid} means no
+ * ERROR at any stage: it compiled, passed lint, every policy test reached quiescence and passed.
+ * Only a valid rule set may be activated; {@code policy} is present whenever it compiled, so a
+ * dry-run can still show what an invalid draft would do.
+ */
+public record ValidationReport(List<PolicyMessage> messages, Optional<CompiledPolicy> policy,
+                               Optional<PolicyTestReport> tests) {
+    public ValidationReport {
+        messages = List.copyOf(messages);
+    }
+
+    public boolean valid() {
+        return messages.stream().noneMatch(PolicyMessage::isError);
+    }
+
+    public List<PolicyMessage> errors() {
+        return messages.stream().filter(PolicyMessage::isError).toList();
+    }
+}

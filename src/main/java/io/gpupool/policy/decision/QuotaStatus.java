@@ -1,0 +1,6 @@
+package io.gpupool.policy.decision;
+
+/** Where a request would leave its tenant against its quota in one pool. */
+public enum QuotaStatus {
+    WITHIN_GUARANTEE, MAY_BORROW, OVER_LIMIT
+}

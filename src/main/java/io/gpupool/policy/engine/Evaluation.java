@@ -1,0 +1,89 @@
+package io.gpupool.policy.engine;
+
+import io.gpupool.policy.decision.AdmissionDecision;
+import io.gpupool.policy.decision.Decision;
+import io.gpupool.policy.decision.PreemptionCandidate;
+import io.gpupool.policy.decision.PriorityAssignment;
+import io.gpupool.policy.decision.ProfileLabel;
+import io.gpupool.policy.decision.QuotaVerdict;
+import io.gpupool.policy.decision.ReclaimOrder;
+import io.gpupool.policy.decision.TierAssignment;
+
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Everything one evaluation concluded: the decisions in firing order, which rules fired how
+ * often, and errors (a failing consequence, or no quiescence within the limits). An evaluation
+ * with errors must not be enforced. The query methods resolve overlaps the same way everywhere
+ * (enforcement, dry-run, tests): a rejection overrides admissions; the first priority wins; a
+ * lease's reclaim order is its lowest one.
+ */
+public record Evaluation(String policyVersion, Scope scope, List<Decision> decisions, Map<String, Integer> firedRules,
+                         int firingCount, boolean quiescent, List<PolicyMessage> errors, long elapsedNanos) {
+    public Evaluation {
+        decisions = List.copyOf(decisions);
+        firedRules = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(firedRules));
+        errors = List.copyOf(errors);
+    }
+
+    public boolean ok() {
+        return errors.isEmpty() && quiescent;
+    }
+
+    public <T extends Decision> List<T> decisionsOf(Class<T> type) {
+        return decisions.stream().filter(type::isInstance).map(type::cast).toList();
+    }
+
+    /** The admission outcome: the first rejection if any rule rejected, else the first admission. */
+    public Optional<AdmissionDecision> admissionOf(String requestId) {
+        List<AdmissionDecision> all = decisionsOf(AdmissionDecision.class).stream()
+                .filter(a -> a.requestId().equals(requestId)).toList();
+        return all.stream().filter(a -> !a.admitted()).findFirst().or(() -> all.stream().findFirst());
+    }
+
+    public Optional<PriorityAssignment> priorityOf(String requestId) {
+        return decisionsOf(PriorityAssignment.class).stream().filter(p -> p.requestId().equals(requestId)).findFirst();
+    }
+
+    /** Quota verdicts per pool for the request, in the order of its admitted pools when admitted. */
+    public List<QuotaVerdict> quotaOf(String requestId) {
+        List<String> order = admissionOf(requestId).map(AdmissionDecision::pools).orElse(List.of());
+        return decisionsOf(QuotaVerdict.class).stream().filter(q -> q.requestId().equals(requestId))
+                .sorted(Comparator.comparingInt(q -> order.indexOf(q.poolId()) < 0 ? Integer.MAX_VALUE
+                        : order.indexOf(q.poolId())))
+                .toList();
+    }
+
+    /** Victims for a request, one per lease (lowest key kept), in preemption order. */
+    public List<PreemptionCandidate> preemptionPlan(String requestId) {
+        Map<String, PreemptionCandidate> byLease = new LinkedHashMap<>();
+        decisionsOf(PreemptionCandidate.class).stream().filter(c -> c.requestId().equals(requestId))
+                .forEach(c -> byLease.merge(c.leaseId(), c, (a, b) -> b.orderKey() < a.orderKey() ? b : a));
+        return byLease.values().stream()
+                .sorted(Comparator.comparingLong(PreemptionCandidate::orderKey).thenComparing(PreemptionCandidate::leaseId))
+                .toList();
+    }
+
+    /** Leases to reclaim, one per lease (lowest order kept), in reclaim order. */
+    public List<ReclaimOrder> reclaimPlan() {
+        Map<String, ReclaimOrder> byLease = new LinkedHashMap<>();
+        decisionsOf(ReclaimOrder.class)
+                .forEach(r -> byLease.merge(r.leaseId(), r, (a, b) -> b.order() < a.order() ? b : a));
+        return byLease.values().stream()
+                .sorted(Comparator.comparingLong(ReclaimOrder::order).thenComparing(ReclaimOrder::leaseId))
+                .toList();
+    }
+
+    public Optional<TierAssignment> tierOf(String deviceId) {
+        return decisionsOf(TierAssignment.class).stream().filter(t -> t.deviceId().equals(deviceId)).findFirst();
+    }
+
+    public List<String> labelsOf(String deviceId) {
+        return decisionsOf(ProfileLabel.class).stream().filter(l -> l.deviceId().equals(deviceId))
+                .map(ProfileLabel::label).distinct().sorted().toList();
+    }
+}

@@ -1,0 +1,128 @@
+package io.gpupool.policy.engine;
+
+import io.gpupool.policy.decision.AdmissionDecision;
+import io.gpupool.policy.decision.PreemptionCandidate;
+import io.gpupool.policy.decision.PriorityAssignment;
+import io.gpupool.policy.decision.ProfileLabel;
+import io.gpupool.policy.decision.QuotaVerdict;
+import io.gpupool.policy.decision.ReclaimOrder;
+import io.gpupool.policy.decision.TierAssignment;
+import io.gpupool.policy.engine.PolicyMessage.Severity;
+import io.gpupool.policy.engine.PolicyMessage.Stage;
+import io.gpupool.policy.ruleset.RuleSet;
+import org.kie.api.KieBase;
+import org.kie.api.KieServices;
+import org.kie.api.builder.KieBuilder;
+import org.kie.api.builder.KieFileSystem;
+import org.kie.api.builder.Message;
+import org.kie.api.builder.ReleaseId;
+import org.kie.api.definition.KiePackage;
+import org.kie.api.definition.rule.Rule;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Compiles a rule set into a {@link CompiledPolicy}. Each file is written at a path matching its
+ * {@code package} (Drools warns otherwise) under a release id of its own, so concurrent compiles do
+ * not share a module; the module is dropped from the Kie repository once the base exists, so
+ * repeated uploads do not accumulate. Messages point back at the author's file names.
+ */
+public final class PolicyCompiler {
+    private static final Pattern PACKAGE = Pattern.compile("(?m)^\\s*package\\s+([\\w.]+)\\s*;?");
+    private static final List<Class<?>> DECISION_TYPES = List.of(TierAssignment.class, ProfileLabel.class,
+            AdmissionDecision.class, PriorityAssignment.class, QuotaVerdict.class, PreemptionCandidate.class,
+            ReclaimOrder.class);
+    private static final Pattern DECISIONS_GLOBAL = Pattern.compile("(?m)^\\s*global\\s+[\\w.]*Decisions\\s+decisions\\b");
+    private static final Pattern COLUMN_IN_TEXT = Pattern.compile("Column: (\\d+)\\]");
+    private static final AtomicLong BUILDS = new AtomicLong();
+
+    public Compilation compile(RuleSet ruleSet) {
+        KieServices ks = KieServices.Factory.get();
+        KieFileSystem kfs = ks.newKieFileSystem();
+        ReleaseId releaseId = ks.newReleaseId("io.gpupool.policy", "ruleset-" + BUILDS.incrementAndGet(), "1.0.0");
+        kfs.generateAndWritePomXML(releaseId);
+        Map<String, String> authorPathByKiePath = new HashMap<>();
+        for (Map.Entry<String, String> file : ruleSet.ruleFiles().entrySet()) {
+            String kiePath = kiePath(file.getKey(), file.getValue());
+            authorPathByKiePath.put(kiePath, file.getKey());
+            kfs.write(kiePath, file.getValue());
+        }
+        KieBuilder builder = ks.newKieBuilder(kfs).buildAll();
+        List<PolicyMessage> messages = new ArrayList<>();
+        for (Message m : builder.getResults().getMessages()) {
+            String path = m.getPath() == null ? null : "src/main/resources/" + m.getPath();
+            messages.add(new PolicyMessage(Stage.COMPILE, severity(m.getLevel()),
+                    authorPathByKiePath.getOrDefault(path, m.getPath()), m.getLine(), column(m), m.getText().strip()));
+        }
+        try {
+            if (messages.stream().anyMatch(PolicyMessage::isError)) {
+                return new Compilation(Optional.empty(), messages);
+            }
+            KieBase base = ks.newKieContainer(releaseId).getKieBase();
+            return new Compilation(Optional.of(new CompiledPolicy(ruleSet, base, ruleNames(base),
+                    matchedDecisionTypes(ruleSet), declaresDecisionsGlobal(ruleSet))), messages);
+        } finally {
+            ks.getRepository().removeKieModule(releaseId);
+        }
+    }
+
+    private static String kiePath(String authorPath, String text) {
+        Matcher m = PACKAGE.matcher(text);
+        String dir = m.find() ? m.group(1).replace('.', '/') + "/" : "";
+        return "src/main/resources/" + dir + authorPath.replace('/', '_');
+    }
+
+    /** Drools leaves the column at 0 for constraint errors but names it in the text: "[Line: 6, Column: 4]". */
+    private static int column(Message m) {
+        if (m.getColumn() > 0) {
+            return m.getColumn();
+        }
+        Matcher inText = COLUMN_IN_TEXT.matcher(m.getText());
+        return inText.find() ? Integer.parseInt(inText.group(1)) : 0;
+    }
+
+    private static Severity severity(Message.Level level) {
+        return switch (level) {
+            case ERROR -> Severity.ERROR;
+            case WARNING -> Severity.WARNING;
+            default -> Severity.INFO;
+        };
+    }
+
+    private static Set<String> ruleNames(KieBase base) {
+        Set<String> names = new HashSet<>();
+        for (KiePackage pkg : base.getKiePackages()) {
+            for (Rule rule : pkg.getRules()) {
+                names.add(rule.getName());
+            }
+        }
+        return names;
+    }
+
+    /** A decision type is worth inserting only if some rule text names it as a pattern, e.g. {@code QuotaVerdict(}. */
+    private static Set<Class<?>> matchedDecisionTypes(RuleSet ruleSet) {
+        Set<Class<?>> matched = new HashSet<>();
+        for (Class<?> type : DECISION_TYPES) {
+            Pattern pattern = Pattern.compile("\\b" + type.getSimpleName() + "\\s*\\(");
+            for (String text : ruleSet.ruleFiles().values()) {
+                if (pattern.matcher(text).find()) {
+                    matched.add(type);
+                }
+            }
+        }
+        return matched;
+    }
+
+    private static boolean declaresDecisionsGlobal(RuleSet ruleSet) {
+        return ruleSet.ruleFiles().values().stream().anyMatch(t -> DECISIONS_GLOBAL.matcher(t).find());
+    }
+}

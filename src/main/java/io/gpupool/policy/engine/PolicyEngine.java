@@ -1,0 +1,93 @@
+package io.gpupool.policy.engine;
+
+import io.gpupool.policy.decision.Decisions;
+import io.gpupool.policy.engine.PolicyMessage.Stage;
+import io.gpupool.policy.fact.RequestFact;
+import io.gpupool.policy.fact.SnapshotFacts;
+import org.kie.api.runtime.KieSession;
+
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * Evaluates a compiled policy against facts and returns decisions; it never changes state. Every
+ * caller — admission, the periodic sweep, dry-run, policy tests — goes through
+ * {@link #evaluate}, so what a dry-run shows is what enforcement would do. Each evaluation uses a
+ * fresh session (sessions are not thread-safe; the KieBase is) and is bounded by
+ * {@link EvaluationLimits}.
+ */
+public final class PolicyEngine {
+    private final EvaluationLimits limits;
+
+    public PolicyEngine() {
+        this(EvaluationLimits.DEFAULT);
+    }
+
+    public PolicyEngine(EvaluationLimits limits) {
+        this.limits = limits;
+    }
+
+    /** Per-request admission: the request, its tenant lineage and usage, and the pool summaries. */
+    public Evaluation admit(CompiledPolicy policy, SnapshotFacts facts, RequestFact request) {
+        return evaluate(policy, Scope.ADMISSION, facts.forAdmission(request));
+    }
+
+    /** The full sweep: tiering, labels, reclamation, quota, and admission/preemption of pending requests. */
+    public Evaluation sweep(CompiledPolicy policy, SnapshotFacts facts, Collection<RequestFact> pending) {
+        return evaluate(policy, Scope.SWEEP, facts.forSweep(pending));
+    }
+
+    public Evaluation evaluate(CompiledPolicy policy, Scope scope, Collection<?> facts) {
+        long start = System.nanoTime();
+        KieSession session = policy.kieBase().newKieSession();
+        Decisions decisions = new Decisions(policy.version(), session::insert, policy.matchedDecisionTypes());
+        FiringLog log = new FiringLog(decisions, session, start + limits.maxDuration().toNanos());
+        List<PolicyMessage> errors = new java.util.ArrayList<>();
+        boolean quiescent = true;
+        try {
+            if (policy.declaresDecisionsGlobal()) {
+                session.setGlobal("decisions", decisions);
+            }
+            session.addEventListener(log);
+            for (Object fact : facts) {
+                session.insert(fact);
+            }
+            int cap = limits.maxFirings(facts.size());
+            int fired = session.fireAllRules(cap);
+            if (log.timedOut()) {
+                quiescent = false;
+                errors.add(error("Evaluation stopped after " + limits.maxDuration() + " (" + log.total()
+                        + " firings): did not reach quiescence"));
+            } else if (fired >= cap && session.fireAllRules(1) > 0) {
+                quiescent = false;
+                errors.add(error("Did not reach quiescence within " + cap + " rule firings; most fired: "
+                        + mostFired(log)));
+            }
+        } catch (RuntimeException e) {
+            errors.add(error("Rule failed: " + rootMessage(e)));
+        } finally {
+            session.dispose();
+        }
+        return new Evaluation(policy.version(), scope, decisions.recorded(), log.firings(), log.total(), quiescent,
+                errors, System.nanoTime() - start);
+    }
+
+    private static PolicyMessage error(String text) {
+        return PolicyMessage.error(Stage.EVALUATION, null, 0, 0, text);
+    }
+
+    private static String mostFired(FiringLog log) {
+        return log.firings().entrySet().stream().max(java.util.Map.Entry.comparingByValue())
+                .map(e -> "\"" + e.getKey() + "\" ×" + e.getValue()).orElse("none");
+    }
+
+    private static String rootMessage(Throwable e) {
+        StringBuilder text = new StringBuilder(String.valueOf(e.getMessage()));
+        Throwable cause = e.getCause();
+        while (cause != null && cause != cause.getCause()) {
+            text.append(" — caused by ").append(cause.getClass().getSimpleName()).append(": ").append(cause.getMessage());
+            cause = cause.getCause();
+        }
+        return text.toString();
+    }
+}

@@ -1,0 +1,138 @@
+package io.gpupool.policy.fact;
+
+import io.gpupool.inventory.Device;
+import io.gpupool.pool.Pool;
+import io.gpupool.snapshot.PoolSnapshot;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The policy facts of one snapshot at one instant. Derived once and reused: per-request admission
+ * only picks the request's lineage rows from here, so its cost does not grow with the fleet.
+ * Device and lease facts (only the sweep needs them) are derived on first use. Immutable once
+ * built and safe to share across threads.
+ */
+public final class SnapshotFacts {
+    private final PoolSnapshot snapshot;
+    private final Instant now;
+    private final Map<String, List<UsageSample>> samplesByLease;
+    private final UsageWindow window;
+    private final List<PoolFact> pools;
+    private final Map<String, TenantFact> tenants;
+    private final Map<String, List<TenantUsageFact>> usageByTenant;
+    private volatile List<DeviceFact> devices;
+    private volatile List<LeaseFact> leases;
+
+    private SnapshotFacts(PoolSnapshot snapshot, Instant now, Map<String, List<UsageSample>> samplesByLease,
+                          UsageWindow window) {
+        this.snapshot = snapshot;
+        this.now = now;
+        this.samplesByLease = samplesByLease;
+        this.window = window;
+        this.pools = PoolFacts.summarise(snapshot);
+        this.tenants = TenantFacts.resolve(snapshot);
+        this.usageByTenant = TenantFacts.usage(snapshot, tenants);
+    }
+
+    /** Facts at the snapshot's own instant, without usage samples. */
+    public static SnapshotFacts of(PoolSnapshot snapshot) {
+        return of(snapshot, snapshot.takenAt(), List.of(), UsageWindow.DEFAULT);
+    }
+
+    public static SnapshotFacts of(PoolSnapshot snapshot, Instant now, Collection<UsageSample> samples,
+                                   UsageWindow window) {
+        Map<String, List<UsageSample>> byLease = new HashMap<>();
+        for (UsageSample s : samples) {
+            byLease.computeIfAbsent(s.leaseId(), k -> new ArrayList<>()).add(s);
+        }
+        return new SnapshotFacts(snapshot, now, byLease, window);
+    }
+
+    public PoolSnapshot snapshot() { return snapshot; }
+    public Instant now() { return now; }
+    public List<PoolFact> pools() { return pools; }
+    public Collection<TenantFact> tenants() { return tenants.values(); }
+
+    public List<TenantUsageFact> usage() {
+        List<TenantUsageFact> all = new ArrayList<>();
+        usageByTenant.values().forEach(all::addAll);
+        return all;
+    }
+
+    public List<DeviceFact> devices() {
+        List<DeviceFact> result = devices;
+        if (result == null) {
+            result = DeviceFacts.derive(snapshot, now);
+            devices = result;
+        }
+        return result;
+    }
+
+    public List<LeaseFact> leases() {
+        List<LeaseFact> result = leases;
+        if (result == null) {
+            result = LeaseFacts.derive(snapshot, now, tenants, samplesByLease, window);
+            leases = result;
+        }
+        return result;
+    }
+
+    /** The small fact set of one admission: the request, its tenant lineage and their usage, all pools. */
+    public List<Object> forAdmission(RequestFact request) {
+        List<Object> facts = new ArrayList<>(16);
+        facts.add(request);
+        facts.addAll(pools);
+        TenantFact tenant = tenants.get(request.tenantId());
+        if (tenant != null) {
+            addTenantWithUsage(facts, tenant);
+            for (String ancestor : tenant.ancestors()) {
+                TenantFact parent = tenants.get(ancestor);
+                if (parent != null) {
+                    addTenantWithUsage(facts, parent);
+                }
+            }
+        }
+        return facts;
+    }
+
+    /** Every fact: devices, leases, pools, tenants, usage and the pending requests. */
+    public List<Object> forSweep(Collection<RequestFact> pending) {
+        List<Object> facts = new ArrayList<>(devices().size() + leases().size() + 1024);
+        facts.addAll(devices());
+        facts.addAll(leases());
+        facts.addAll(pools);
+        facts.addAll(tenants.values());
+        usageByTenant.values().forEach(facts::addAll);
+        facts.addAll(pending);
+        return facts;
+    }
+
+    private void addTenantWithUsage(List<Object> facts, TenantFact tenant) {
+        facts.add(tenant);
+        facts.addAll(usageByTenant.getOrDefault(tenant.tenantId(), List.of()));
+    }
+
+    static long secondsBetween(Instant from, Instant to) {
+        return from == null ? 0 : Duration.between(from, to).getSeconds();
+    }
+
+    static String poolTier(PoolSnapshot snapshot, String poolId) {
+        Pool pool = poolId == null ? null : snapshot.pools().get(poolId);
+        return pool == null ? null : pool.tier().name();
+    }
+
+    static long milli(int gpus) {
+        return gpus * 1000L;
+    }
+
+    static String modelOf(PoolSnapshot snapshot, String deviceId) {
+        Device d = snapshot.devices().get(deviceId);
+        return d == null ? null : d.model();
+    }
+}

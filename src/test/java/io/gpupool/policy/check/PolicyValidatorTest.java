@@ -1,0 +1,131 @@
+package io.gpupool.policy.check;
+
+import io.gpupool.policy.DefaultPolicy;
+import io.gpupool.policy.engine.EvaluationLimits;
+import io.gpupool.policy.engine.PolicyEngine;
+import io.gpupool.policy.engine.PolicyMessage;
+import io.gpupool.policy.engine.PolicyMessage.Stage;
+import io.gpupool.policy.ruleset.RuleSet;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class PolicyValidatorTest {
+    private final PolicyValidator validator = new PolicyValidator(new PolicyEngine());
+
+    @Test
+    void defaultRuleSetIsValidAndEveryRuleFiresInSomeTest() {
+        ValidationReport report = validator.validate(DefaultPolicy.RULE_SET);
+
+        assertThat(report.errors()).isEmpty();
+        assertThat(report.valid()).isTrue();
+        assertThat(report.tests().orElseThrow().allPassed()).isTrue();
+        assertThat(report.tests().orElseThrow().coverage().neverFired()).isEmpty();
+    }
+
+    @Test
+    void compileErrorCarriesTheAuthorsFileLineAndColumn() {
+        ValidationReport report = validator.validate(RuleSet.draft(Map.of("tiering/broken.drl", """
+                package io.gpupool.rules.tiering;
+                import io.gpupool.policy.fact.DeviceFact;
+
+                rule "Broken"
+                when
+                    $d : DeviceFact( noSuchField == 3 )
+                then
+                end
+                """)));
+
+        assertThat(report.valid()).isFalse();
+        assertThat(report.policy()).isEmpty();
+        assertThat(report.errors()).anySatisfy(m -> {
+            assertThat(m.stage()).isEqualTo(Stage.COMPILE);
+            assertThat(m.file()).isEqualTo("tiering/broken.drl");
+            assertThat(m.line()).isEqualTo(6);
+            assertThat(m.column()).isEqualTo(4);
+            assertThat(m.text()).contains("noSuchField");
+        });
+    }
+
+    @Test
+    void ruleSetThatNeverReachesQuiescenceFailsValidationInsteadOfHanging() {
+        Map<String, String> files = new HashMap<>();
+        files.put("loop/tick.drl", """
+                package io.gpupool.rules.loop;
+                import io.gpupool.policy.fact.PoolFact;
+
+                declare Tick
+                    n : int
+                end
+
+                rule "Every pool starts a clock"
+                when
+                    PoolFact( )
+                then
+                    insert(new Tick(0));
+                end
+
+                rule "The clock ticks forever"
+                when
+                    $t : Tick( )
+                then
+                    insert(new Tick($t.getN() + 1));
+                end
+                """);
+        files.put("tests/loop-any-pool.yaml", "given: {pools: [{id: p, tier: ELASTIC}]}\n");
+        PolicyValidator bounded = new PolicyValidator(new PolicyEngine(new EvaluationLimits(500, 1, Duration.ofSeconds(5))));
+
+        ValidationReport report = bounded.validate(RuleSet.draft(files));
+
+        assertThat(report.valid()).isFalse();
+        assertThat(report.errors()).anySatisfy(m -> {
+            assertThat(m.stage()).isEqualTo(Stage.EVALUATION);
+            assertThat(m.file()).isEqualTo("tests/loop-any-pool.yaml");
+            assertThat(m.text()).contains("Did not reach quiescence within 501 rule firings")
+                    .contains("The clock ticks forever");
+        });
+    }
+
+    @Test
+    void failingPolicyTestMakesTheRuleSetInvalidAndNamesTheTest() {
+        Map<String, String> files = new HashMap<>(DefaultPolicy.RULE_SET.files());
+        files.put("tests/tiering-wrong.yaml", """
+                name: T4 is wrongly expected in training
+                given:
+                  nodes: [{id: t4-1, gpus: 1, model: T4}]
+                expect:
+                  - {type: TierAssignment, deviceId: t4-1-gpu0, tier: TRAINING}
+                """);
+
+        ValidationReport report = validator.validate(RuleSet.draft(files));
+
+        assertThat(report.valid()).isFalse();
+        assertThat(report.errors()).singleElement().satisfies(m -> {
+            assertThat(m.stage()).isEqualTo(Stage.TEST);
+            assertThat(m.file()).isEqualTo("tests/tiering-wrong.yaml");
+            assertThat(m.text()).startsWith("T4 is wrongly expected in training: expected TierAssignment");
+        });
+    }
+
+    @Test
+    void lintAndCompileFindingsAreAllReportedTogether() {
+        ValidationReport report = validator.validate(RuleSet.draft(Map.of("a.drl", """
+                package io.gpupool.rules.a;
+                import java.io.File;
+                rule "A"
+                when
+                    eval( true )
+                then
+                    System.out.println("hi");
+                end
+                """)));
+
+        assertThat(report.errors()).extracting(PolicyMessage::stage).contains(Stage.LINT);
+        assertThat(report.errors()).filteredOn(m -> m.stage() == Stage.LINT)
+                .extracting(PolicyMessage::line).containsExactlyInAnyOrder(2, 2, 7);
+    }
+}
