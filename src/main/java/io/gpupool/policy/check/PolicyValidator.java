@@ -40,7 +40,13 @@ public final class PolicyValidator {
         if (ruleSet.ruleFiles().isEmpty()) {
             messages.add(PolicyMessage.error(Stage.LINT, null, 0, 0, "The rule set has no .drl file"));
         }
-        messages.addAll(linter.lint(ruleSet));
+        List<PolicyMessage> lint = linter.lint(ruleSet);
+        messages.addAll(lint);
+        if (lint.stream().anyMatch(PolicyMessage::isError)) {
+            // Never compile-and-run text the linter refused: its tests would execute that code
+            // (System.exit, I/O) inside the service. No compiled policy, so no dry-run either.
+            return new ValidationReport(messages, Optional.empty(), Optional.empty());
+        }
         Compilation compilation = compiler.compile(ruleSet);
         messages.addAll(compilation.messages());
         if (compilation.policy().isEmpty()) {

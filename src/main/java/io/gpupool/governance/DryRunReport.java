@@ -1,0 +1,52 @@
+package io.gpupool.governance;
+
+import io.gpupool.policy.decision.Decision;
+import io.gpupool.policy.dryrun.DecisionChange;
+import io.gpupool.policy.dryrun.DryRunResult;
+import io.gpupool.policy.engine.Evaluation;
+import io.gpupool.policy.engine.PolicyMessage;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What an admin reads after a dry-run: the diff first (newly preempted, newly reclaimed, every
+ * change), then both decision sets. {@code safeToActivate} is false when the candidate did not
+ * validate or any evaluation failed.
+ */
+public record DryRunReport(String activeVersion, String candidateVersion, boolean safeToActivate,
+                           List<DecisionChange> newlyPreempted, List<DecisionChange> newlyReclaimed,
+                           List<DecisionChange> changes, List<PolicyMessage> errors,
+                           List<Map<String, Object>> activeDecisions, List<Map<String, Object>> candidateDecisions,
+                           ValidationSummary candidateValidation) {
+
+    static DryRunReport of(DryRunResult result, ValidationSummary validation) {
+        return new DryRunReport(result.activeVersion(), result.candidateVersion(),
+                validation.valid() && result.errors().isEmpty(), result.newlyPreempted(), result.newlyReclaimed(),
+                result.changes(), result.errors(), decisions(result.activeSweep(), result.activeAdmissions()),
+                decisions(result.candidateSweep(), result.candidateAdmissions()), validation);
+    }
+
+    /** Sweep decisions then each request's admission decisions, each tagged with its type. */
+    private static List<Map<String, Object>> decisions(Evaluation sweep, Map<String, Evaluation> admissions) {
+        List<Map<String, Object>> out = new ArrayList<>();
+        sweep.decisions().forEach(d -> out.add(tagged(d, "sweep")));
+        admissions.values().forEach(e -> e.decisions().forEach(d -> out.add(tagged(d, "admission"))));
+        return out;
+    }
+
+    private static Map<String, Object> tagged(Decision d, String scope) {
+        Map<String, Object> view = new LinkedHashMap<>();
+        view.put("type", d.type());
+        view.put("scope", scope);
+        view.put("subject", d.subject());
+        view.put("ruleName", d.ruleName());
+        view.put("policyVersion", d.policyVersion());
+        view.put("reasonCode", d.reasonCode());
+        view.put("message", d.message());
+        view.put("decision", d);
+        return view;
+    }
+}

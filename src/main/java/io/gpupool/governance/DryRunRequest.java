@@ -1,0 +1,16 @@
+package io.gpupool.governance;
+
+import io.gpupool.policy.scenario.ScenarioSpec;
+import io.gpupool.policy.scenario.ScenarioSpec.RequestSpec;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A dry-run: the candidate is a stored version ({@code candidateVersion}) or inline {@code files};
+ * the input is the live pool plus {@code requests}, or a whole {@code scenario} (the policy-test
+ * format: a small pool, requests, a clock) when given.
+ */
+public record DryRunRequest(Long candidateVersion, Map<String, String> files, ScenarioSpec scenario,
+                            List<RequestSpec> requests) {
+}

@@ -1,0 +1,66 @@
+package io.gpupool.governance;
+
+import io.gpupool.policy.check.PolicyValidator;
+import io.gpupool.policy.check.ValidationReport;
+import io.gpupool.policy.dryrun.DryRun;
+import io.gpupool.policy.dryrun.DryRunResult;
+import io.gpupool.policy.engine.CompiledPolicy;
+import io.gpupool.policy.fact.RequestFact;
+import io.gpupool.policy.fact.SnapshotFacts;
+import io.gpupool.policy.fact.UsageWindow;
+import io.gpupool.policy.ruleset.RuleSet;
+import io.gpupool.policy.scenario.ScenarioFixture;
+import io.gpupool.policy.scenario.ScenarioSpec;
+import io.gpupool.problem.ProblemException;
+import io.gpupool.store.WorkingSet;
+import jakarta.inject.Singleton;
+
+import java.time.Clock;
+import java.util.List;
+
+/**
+ * Runs a candidate policy next to the active one on the same facts, through the engine entry
+ * points enforcement uses ({@link DryRun}). Reads only: nothing is stored, activated or logged.
+ */
+@Singleton
+public class PolicyDryRunService {
+    private final PolicyLifecycle lifecycle;
+    private final ActivePolicy active;
+    private final PolicyValidator validator;
+    private final DryRun dryRun;
+    private final WorkingSet workingSet;
+    private final Clock clock;
+
+    PolicyDryRunService(PolicyLifecycle lifecycle, ActivePolicy active, PolicyValidator validator, DryRun dryRun,
+                        WorkingSet workingSet, Clock clock) {
+        this.lifecycle = lifecycle;
+        this.active = active;
+        this.validator = validator;
+        this.dryRun = dryRun;
+        this.workingSet = workingSet;
+        this.clock = clock;
+    }
+
+    public DryRunReport dryRun(DryRunRequest request) {
+        if (request == null || (request.candidateVersion() == null) == (request.files() == null || request.files().isEmpty())) {
+            throw ProblemException.invalid("Give exactly one candidate: 'candidateVersion' (a stored version) or 'files'");
+        }
+        RuleSet candidate = request.candidateVersion() != null ? lifecycle.load(request.candidateVersion())
+                : RuleSet.draft(request.files()).withVersion("candidate");
+        ValidationReport report = validator.validate(candidate);
+        CompiledPolicy compiled = report.policy().orElseThrow(() -> ProblemException.unprocessable(
+                "The candidate does not compile", report.errors().stream().map(Object::toString).toList()));
+        SnapshotFacts facts;
+        List<RequestFact> pending;
+        if (request.scenario() != null) {
+            facts = ScenarioFixture.facts(request.scenario());
+            pending = ScenarioFixture.requests(request.scenario());
+        } else {
+            facts = SnapshotFacts.of(workingSet.current(), clock.instant(), List.of(), UsageWindow.DEFAULT);
+            pending = request.requests() == null ? List.of() : ScenarioFixture.requests(
+                    new ScenarioSpec(null, null, null, null, request.requests(), null, null));
+        }
+        DryRunResult result = dryRun.compare(active.current().policy(), compiled, facts, pending);
+        return DryRunReport.of(result, ValidationSummary.of(report));
+    }
+}

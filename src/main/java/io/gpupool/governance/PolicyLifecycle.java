@@ -1,0 +1,206 @@
+package io.gpupool.governance;
+
+import io.gpupool.policy.check.PolicyValidator;
+import io.gpupool.policy.check.ValidationReport;
+import io.gpupool.policy.engine.CompiledPolicy;
+import io.gpupool.policy.ruleset.RuleSet;
+import io.gpupool.policy.ruleset.RuleSetComparison;
+import io.gpupool.policy.ruleset.RuleSetFiles;
+import io.gpupool.policy.ruleset.RuleSetHash;
+import io.gpupool.problem.ProblemException;
+import io.gpupool.store.PolicyActiveRepository;
+import io.gpupool.store.PolicyActiveRow;
+import io.gpupool.store.RuleSetVersionRepository;
+import io.gpupool.store.RuleSetVersionRow;
+import io.micronaut.context.annotation.Context;
+import io.micronaut.transaction.TransactionOperations;
+import jakarta.annotation.PostConstruct;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.Connection;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Upload, activation and rollback of rule-set versions. Guarantees: a version is stored only after
+ * it validated; the active pointer and its history record change in one transaction; the compiled
+ * policy is swapped in memory only after that commit; a failed validation or activation leaves the
+ * active version untouched and is itself recorded. Lifecycle operations are serialised (they are
+ * rare), which also keeps version numbers and the history chain dense.
+ */
+@Context
+public class PolicyLifecycle {
+    private static final Logger LOG = LoggerFactory.getLogger(PolicyLifecycle.class);
+
+    private final RuleSetVersionRepository versions;
+    private final PolicyActiveRepository activeRow;
+    private final PolicyHistory history;
+    private final PolicyValidator validator;
+    private final ActivePolicy active;
+    private final TransactionOperations<Connection> tx;
+    private final Clock clock;
+    private final ReentrantLock lock = new ReentrantLock(true);
+
+    PolicyLifecycle(RuleSetVersionRepository versions, PolicyActiveRepository activeRow, PolicyHistory history,
+                    PolicyValidator validator, ActivePolicy active, TransactionOperations<Connection> tx, Clock clock) {
+        this.versions = versions;
+        this.activeRow = activeRow;
+        this.history = history;
+        this.validator = validator;
+        this.active = active;
+        this.tx = tx;
+        this.clock = clock;
+    }
+
+    /** On an empty database the default rule set becomes version 1 and is activated; else the active version is loaded. */
+    @PostConstruct
+    void start() {
+        Optional<PolicyActiveRow> pointer = tx.executeRead(s -> activeRow.findById(1));
+        if (pointer.isEmpty()) {
+            RuleSet defaults = RuleSetFiles.defaultRuleSet();
+            UploadResult uploaded = upload(defaults.files(), "Default rule set shipped with gpupool", "system");
+            activate(uploaded.version().version(), "system", "Activate the default rule set", false);
+            LOG.info("Default rule set stored and activated as {}", uploaded.version().label());
+            return;
+        }
+        long version = pointer.get().version();
+        RuleSet ruleSet = RuleSetCodec.decode(version, tx.executeRead(s -> versions.findById(version)).orElseThrow().files());
+        ValidationReport report = validator.validate(ruleSet);
+        CompiledPolicy compiled = report.policy().orElseThrow(() -> new IllegalStateException(
+                "Active policy " + PolicyVersion.label(version) + " no longer compiles: " + report.errors()));
+        active.swap(version, compiled);
+        LOG.info("Active policy {} loaded", PolicyVersion.label(version));
+    }
+
+    public UploadResult upload(Map<String, String> files, String message, String author) {
+        requireMessage(message);
+        if (files == null || files.isEmpty()) {
+            throw ProblemException.invalid("A rule set needs at least one file");
+        }
+        RuleSet draft = RuleSet.draft(files);
+        String hash = RuleSetHash.sha256(draft);
+        lock.lock();
+        try {
+            Optional<RuleSetVersionRow> same = tx.executeRead(s -> versions.findByContentHash(hash));
+            if (same.isPresent()) {
+                throw ProblemException.conflict("This rule set is identical to version "
+                        + PolicyVersion.label(same.get().version()) + " (hash " + hash + ")");
+            }
+            long number = tx.executeRead(s -> versions.maxVersion()) + 1;
+            RuleSet candidate = draft.withVersion(PolicyVersion.label(number));
+            ValidationSummary validation = ValidationSummary.of(validator.validate(candidate));
+            Instant now = clock.instant();
+            Long parent = currentVersion().orElse(null);
+            RuleSet parentSet = parent == null ? RuleSet.draft(Map.of()) : load(parent);
+            RuleSetComparison diff = RuleSetComparison.between(parentSet, candidate);
+            if (!validation.valid()) {
+                tx.executeWrite(s -> history.append(HistoryEvent.VALIDATION_FAILED, null, hash, author, message, now,
+                        diff.added(), diff.removed(), diff.changed(), diff.unifiedDiff(),
+                        String.join("\n", validation.errorLines())));
+                throw new ProblemException(422, "Rule set rejected", "The rule set did not validate: "
+                        + validation.errorLines().size() + " error(s); the active version is unchanged",
+                        validation.errorLines());
+            }
+            PolicyVersion stored = tx.executeWrite(s -> {
+                RuleSetVersionRow row = new RuleSetVersionRow(number, hash, author, message, now, parent,
+                        RuleSetCodec.encode(candidate));
+                versions.save(row);
+                history.append(HistoryEvent.UPLOADED, number, hash, author, message, now, diff.added(),
+                        diff.removed(), diff.changed(), diff.unifiedDiff(), validation.testSummary());
+                return toVersion(row);
+            });
+            return new UploadResult(stored, validation);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Activates a stored version after validating it again; {@code rollback} marks a return to an earlier one. */
+    public ActivationResult activate(long version, String author, String message, boolean rollback) {
+        lock.lock();
+        try {
+            RuleSetVersionRow row = tx.executeRead(s -> versions.findById(version))
+                    .orElseThrow(() -> ProblemException.notFound("policy version", PolicyVersion.label(version)));
+            Optional<Long> previous = currentVersion();
+            if (previous.isPresent() && previous.get() == version) {
+                throw ProblemException.conflict(PolicyVersion.label(version) + " is already active");
+            }
+            if (rollback && (previous.isEmpty() || version > previous.get())) {
+                throw ProblemException.conflict("A rollback returns to an earlier version; "
+                        + PolicyVersion.label(version) + " is not earlier than the active one. Use activate.");
+            }
+            String why = message == null || message.isBlank()
+                    ? (rollback ? "Rollback to " : "Activate ") + PolicyVersion.label(version) : message;
+            RuleSet ruleSet = RuleSetCodec.decode(version, row.files());
+            ValidationReport report = validator.validate(ruleSet);
+            RuleSetComparison diff = RuleSetComparison.between(
+                    previous.map(this::load).orElse(RuleSet.draft(Map.of())), ruleSet);
+            Instant now = clock.instant();
+            HistoryEvent event = rollback ? HistoryEvent.ROLLED_BACK : HistoryEvent.ACTIVATED;
+            if (!report.valid() || report.policy().isEmpty()) {
+                List<String> errors = report.errors().stream().map(Object::toString).toList();
+                tx.executeWrite(s -> history.append(HistoryEvent.ACTIVATION_FAILED, version, row.contentHash(), author,
+                        why, now, diff.added(), diff.removed(), diff.changed(), diff.unifiedDiff(), String.join("\n", errors)));
+                throw new ProblemException(422, "Activation refused", PolicyVersion.label(version)
+                        + " no longer validates; the active version is unchanged", errors);
+            }
+            HistoryRecord record = tx.executeWrite(s -> {
+                PolicyActiveRow pointer = new PolicyActiveRow(1, version, now, author);
+                if (previous.isPresent()) {
+                    activeRow.update(pointer);
+                } else {
+                    activeRow.save(pointer);
+                }
+                return history.append(event, version, row.contentHash(), author, why, now, diff.added(),
+                        diff.removed(), diff.changed(), diff.unifiedDiff(), "previous: "
+                                + previous.map(PolicyVersion::label).orElse("none"));
+            });
+            active.swap(version, report.policy().get());
+            return new ActivationResult(toVersion(row), previous.orElse(null), record);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public List<PolicyVersion> versions() {
+        return tx.executeRead(s -> versions.listWithoutFiles()).stream().map(PolicyLifecycle::toVersion).toList();
+    }
+
+    public PolicyVersion version(long version) {
+        return toVersion(row(version));
+    }
+
+    public RuleSet load(long version) {
+        return RuleSetCodec.decode(version, row(version).files());
+    }
+
+    public Optional<Long> currentVersion() {
+        return tx.executeRead(s -> activeRow.findById(1)).map(PolicyActiveRow::version);
+    }
+
+    /** Content hash of the active version, for the directory watcher's "nothing changed" check. */
+    String activeContentHash() {
+        return currentVersion().map(v -> row(v).contentHash()).orElse("");
+    }
+
+    private RuleSetVersionRow row(long version) {
+        return tx.executeRead(s -> versions.findById(version))
+                .orElseThrow(() -> ProblemException.notFound("policy version", PolicyVersion.label(version)));
+    }
+
+    private static void requireMessage(String message) {
+        if (message == null || message.isBlank()) {
+            throw ProblemException.invalid("A change message is required: say why the policy changes");
+        }
+    }
+
+    private static PolicyVersion toVersion(RuleSetVersionRow row) {
+        return new PolicyVersion(row.version(), PolicyVersion.label(row.version()), row.contentHash(), row.author(),
+                row.message(), row.createdAt(), row.parentVersion());
+    }
+}
