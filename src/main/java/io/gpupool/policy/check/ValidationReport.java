@@ -1,5 +1,6 @@
 package io.gpupool.policy.check;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import io.gpupool.policy.engine.CompiledPolicy;
 import io.gpupool.policy.engine.PolicyMessage;
 import io.gpupool.policy.scenario.PolicyTestReport;
@@ -13,7 +14,7 @@ import java.util.Optional;
  * Only a valid rule set may be activated; {@code policy} is present whenever it compiled, so a
  * dry-run can still show what an invalid draft would do.
  */
-public record ValidationReport(List<PolicyMessage> messages, Optional<CompiledPolicy> policy,
+public record ValidationReport(List<PolicyMessage> messages, @JsonIgnore Optional<CompiledPolicy> policy,
                                Optional<PolicyTestReport> tests) {
     public ValidationReport {
         messages = List.copyOf(messages);
@@ -23,6 +24,7 @@ public record ValidationReport(List<PolicyMessage> messages, Optional<CompiledPo
         return messages.stream().noneMatch(PolicyMessage::isError);
     }
 
+    @JsonIgnore
     public List<PolicyMessage> errors() {
         return messages.stream().filter(PolicyMessage::isError).toList();
     }

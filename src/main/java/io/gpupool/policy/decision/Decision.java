@@ -1,5 +1,8 @@
 package io.gpupool.policy.decision;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonProperty;
+
 /**
  * What a rule concluded, with its explanation. {@code ruleName} and {@code policyVersion} are
  * stamped by the engine (the firing rule and the rule-set version), never typed by the author.
@@ -17,12 +20,16 @@ public sealed interface Decision
 
     String message();
 
+    @JsonIgnore
     String subject();
 
+    @JsonIgnore
     default String key() {
         return subject();
     }
 
+    /** The decision type's simple name; serialised as "type" so JSON consumers can tell decisions apart. */
+    @JsonProperty("type")
     default String type() {
         return getClass().getSimpleName();
     }

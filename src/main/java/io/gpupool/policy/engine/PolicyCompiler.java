@@ -43,6 +43,7 @@ public final class PolicyCompiler {
             ReclaimOrder.class);
     private static final Pattern DECISIONS_GLOBAL = Pattern.compile("(?m)^\\s*global\\s+[\\w.]*Decisions\\s+decisions\\b");
     private static final Pattern COLUMN_IN_TEXT = Pattern.compile("Column: (\\d+)\\]");
+    private static final int POOLED_SESSIONS = 4;
     private static final AtomicLong BUILDS = new AtomicLong();
 
     public Compilation compile(RuleSet ruleSet) {
@@ -68,7 +69,7 @@ public final class PolicyCompiler {
                 return new Compilation(Optional.empty(), messages);
             }
             KieBase base = ks.newKieContainer(releaseId).getKieBase();
-            return new Compilation(Optional.of(new CompiledPolicy(ruleSet, base, ruleNames(base),
+            return new Compilation(Optional.of(new CompiledPolicy(ruleSet, base, base.newKieSessionsPool(POOLED_SESSIONS), ruleNames(base),
                     matchedDecisionTypes(ruleSet), declaresDecisionsGlobal(ruleSet))), messages);
         } finally {
             ks.getRepository().removeKieModule(releaseId);

@@ -12,8 +12,9 @@ import java.util.List;
 /**
  * Evaluates a compiled policy against facts and returns decisions; it never changes state. Every
  * caller — admission, the periodic sweep, dry-run, policy tests — goes through
- * {@link #evaluate}, so what a dry-run shows is what enforcement would do. Each evaluation uses a
- * fresh session (sessions are not thread-safe; the KieBase is) and is bounded by
+ * {@link #evaluate}, so what a dry-run shows is what enforcement would do. Each evaluation has a
+ * session of its own, empty at the start (taken from the policy's pool, reset when returned;
+ * sessions are not thread-safe, the KieBase is), and is bounded by
  * {@link EvaluationLimits}.
  */
 public final class PolicyEngine {
@@ -39,7 +40,7 @@ public final class PolicyEngine {
 
     public Evaluation evaluate(CompiledPolicy policy, Scope scope, Collection<?> facts) {
         long start = System.nanoTime();
-        KieSession session = policy.kieBase().newKieSession();
+        KieSession session = policy.sessions().newKieSession();
         Decisions decisions = new Decisions(policy.version(), session::insert, policy.matchedDecisionTypes());
         FiringLog log = new FiringLog(decisions, session, start + limits.maxDuration().toNanos());
         List<PolicyMessage> errors = new java.util.ArrayList<>();
@@ -66,6 +67,7 @@ public final class PolicyEngine {
         } catch (RuntimeException e) {
             errors.add(error("Rule failed: " + rootMessage(e)));
         } finally {
+            session.removeEventListener(log);
             session.dispose();
         }
         return new Evaluation(policy.version(), scope, decisions.recorded(), log.firings(), log.total(), quiescent,

@@ -57,6 +57,15 @@ public final class SnapshotFacts {
     public PoolSnapshot snapshot() { return snapshot; }
     public Instant now() { return now; }
     public List<PoolFact> pools() { return pools; }
+    public UsageWindow window() { return window; }
+
+    /** The usage samples these facts were derived from (to re-derive at another instant). */
+    public List<UsageSample> samples() {
+        List<UsageSample> all = new ArrayList<>();
+        samplesByLease.values().forEach(all::addAll);
+        return all;
+    }
+
     public Collection<TenantFact> tenants() { return tenants.values(); }
 
     public List<TenantUsageFact> usage() {
