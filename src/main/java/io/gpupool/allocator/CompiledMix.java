@@ -1,0 +1,54 @@
+package io.gpupool.allocator;
+
+/**
+ * A {@link WorkloadMix} flattened for the fragmentation inner loop: parallel arrays per GPU shape,
+ * a model-permission table per shape, and the summed probability of CPU-only shapes (for which
+ * every free GPU is a fragment, whatever the placement).
+ */
+public final class CompiledMix {
+    final int size;
+    final long[] cpu;
+    final int[] gpus;
+    final int[] milli;
+    final boolean[][] modelOk;
+    final double[] p;
+    final double cpuOnlyProbability;
+
+    CompiledMix(WorkloadMix mix, CapacityView view) {
+        int gpuShapes = 0;
+        double cpuOnly = 0;
+        for (int i = 0; i < mix.size(); i++) {
+            if (mix.shapes().get(i).gpus() == 0) {
+                cpuOnly += mix.probability(i);
+            } else {
+                gpuShapes++;
+            }
+        }
+        size = gpuShapes;
+        cpuOnlyProbability = cpuOnly;
+        cpu = new long[size];
+        gpus = new int[size];
+        milli = new int[size];
+        p = new double[size];
+        modelOk = new boolean[size][view.modelCount()];
+        int k = 0;
+        for (int i = 0; i < mix.size(); i++) {
+            TaskShape s = mix.shapes().get(i);
+            if (s.gpus() == 0) {
+                continue;
+            }
+            cpu[k] = s.cpuMilli();
+            gpus[k] = s.gpus();
+            milli[k] = s.milliPerGpu();
+            p[k] = mix.probability(i);
+            for (int m = 0; m < view.modelCount(); m++) {
+                modelOk[k][m] = s.allows(view.modelName(m));
+            }
+            k++;
+        }
+    }
+
+    public int gpuShapes() {
+        return size;
+    }
+}
