@@ -27,7 +27,7 @@ public final class Allocator {
     public PlacementDecision place(CapacityView view, PlacementRequest request) {
         search.strategy().observe(request);
         PlacementPlan plan = plan(view, request);
-        return plan != null ? PlacementDecision.placed(plan) : PlacementDecision.noFit(explain(view, request));
+        return plan != null ? PlacementDecision.placed(plan) : PlacementDecision.noFit(explain(view, request, false));
     }
 
     /** The plan or null, without explanation and without the strategy observing the request. */
@@ -37,6 +37,10 @@ public final class Allocator {
 
     /** Why the request does not fit now (also meaningful when it does: all counts are then informative). */
     public NoFitReason explain(CapacityView view, PlacementRequest request) {
+        return explain(view, request, plan(view, request) != null);
+    }
+
+    private NoFitReason explain(CapacityView view, PlacementRequest request, boolean fits) {
         PlacementRequest member = request.singleMember();
         search.prepare(view, member, null);
         java.util.EnumMap<Constraint, Integer> counts = new java.util.EnumMap<>(Constraint.class);
@@ -49,7 +53,8 @@ public final class Allocator {
                 counts.merge(c, 1, Integer::sum);
             }
         }
-        int largest = largestGangNow(view, request);
+        // A failed single member needs no search: the largest gang that fits is none.
+        int largest = fits ? request.gangSize() : request.gangSize() == 1 ? 0 : largestGangNow(view, request);
         if (hostable > 0 && largest < request.gangSize()) {
             counts.put(Constraint.TOPOLOGY, hostable);
         }

@@ -13,14 +13,23 @@ import java.util.Random;
 public final class CapacityViewBuilder {
     private final List<NodeSpec> nodes = new ArrayList<>();
     private Random tieBreak;
+    private long defaultCpuMilli;
+    private long defaultMemoryMib;
 
     CapacityViewBuilder() {
     }
 
     public NodeSpec node(String id) {
-        NodeSpec spec = new NodeSpec(this, id);
+        NodeSpec spec = new NodeSpec(this, id).cpuMilli(defaultCpuMilli).memoryMib(defaultMemoryMib);
         nodes.add(spec);
         return spec;
+    }
+
+    /** CPU and memory every node added afterwards starts with (tests and synthetic fleets). */
+    public CapacityViewBuilder nodeDefaults(long cpuMilli, long memoryMib) {
+        defaultCpuMilli = cpuMilli;
+        defaultMemoryMib = memoryMib;
+        return this;
     }
 
     /** Random node order for ties, fixed for this view and everything derived from it (the paper's protocol). */
@@ -114,7 +123,11 @@ public final class CapacityViewBuilder {
                 gpuFree[i] = Math.max(0, PlacementRequest.WHOLE - gpuUsed[i]);
             }
         }
-        return new CapacityView(layout, gpuFree, cpuFree, memFree, new int[n], migFree);
+        int[] classes = new int[n];
+        for (int i = 0; i < n; i++) {
+            classes[i] = nodes.get(i).hosting;
+        }
+        return new CapacityView(layout, gpuFree, cpuFree, memFree, classes, migFree);
     }
 
     private int[] rankOrder(int n) {

@@ -8,11 +8,13 @@ package io.gpupool.allocator;
 public final class CompiledMix {
     final int size;
     final long[] cpu;
+    final long[] memory;
     final int[] gpus;
     final int[] milli;
     final boolean[][] modelOk;
     final double[] p;
     final double cpuOnlyProbability;
+    final double cpuMilliPerGpu;
 
     CompiledMix(WorkloadMix mix, CapacityView view) {
         int gpuShapes = 0;
@@ -27,6 +29,7 @@ public final class CompiledMix {
         size = gpuShapes;
         cpuOnlyProbability = cpuOnly;
         cpu = new long[size];
+        memory = new long[size];
         gpus = new int[size];
         milli = new int[size];
         p = new double[size];
@@ -38,6 +41,7 @@ public final class CompiledMix {
                 continue;
             }
             cpu[k] = s.cpuMilli();
+            memory[k] = s.memoryMib();
             gpus[k] = s.gpus();
             milli[k] = s.milliPerGpu();
             p[k] = mix.probability(i);
@@ -46,6 +50,18 @@ public final class CompiledMix {
             }
             k++;
         }
+        double cpuSum = 0;
+        double gpuSum = 0;
+        for (int i = 0; i < size; i++) {
+            cpuSum += p[i] * cpu[i];
+            gpuSum += p[i] * gpus[i] * milli[i] / 1000.0;
+        }
+        cpuMilliPerGpu = gpuSum == 0 ? 0 : cpuSum / gpuSum;
+    }
+
+    /** CPU milli the mix's GPU tasks ask for per whole GPU: what a free GPU will want from its node's CPU. */
+    public double cpuMilliPerGpu() {
+        return cpuMilliPerGpu;
     }
 
     public int gpuShapes() {

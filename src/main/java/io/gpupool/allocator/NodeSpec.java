@@ -14,6 +14,7 @@ public final class NodeSpec {
     String rack = "";
     String cluster = "";
     String site = "";
+    int hosting;
     final List<GpuSpec> gpus = new ArrayList<>();
 
     NodeSpec(CapacityViewBuilder owner, String id) {
@@ -28,6 +29,8 @@ public final class NodeSpec {
     public NodeSpec rack(String value) { rack = value; return this; }
     public NodeSpec cluster(String value) { cluster = value; return this; }
     public NodeSpec site(String value) { site = value; return this; }
+    /** Workload classes already running here ({@link WorkloadClass} bits), for the clustering strategy. */
+    public NodeSpec hosting(int classes) { hosting = classes; return this; }
 
     /** {@code count} idle, healthy GPUs of one model, named {@code <node>/gpu<i>}. */
     public NodeSpec gpus(int count, String model) {

@@ -14,24 +14,26 @@ public final class RecentRequests implements WorkloadEstimate {
     private final Map<TaskShape, Long> counts = new HashMap<>();
     private final int refreshEvery;
     private final double coverage;
+    private final boolean withMemory;
     private int next;
     private int seen;
     private int sinceRefresh;
     private WorkloadMix mix = WorkloadMix.empty();
 
-    public RecentRequests(int window, int refreshEvery, double coverage) {
+    public RecentRequests(int window, int refreshEvery, double coverage, boolean withMemory) {
         this.ring = new TaskShape[window];
         this.refreshEvery = refreshEvery;
         this.coverage = coverage;
+        this.withMemory = withMemory;
     }
 
     public static RecentRequests standard() {
-        return new RecentRequests(2000, 100, WorkloadMix.PAPER_COVERAGE);
+        return new RecentRequests(2000, 100, WorkloadMix.PAPER_COVERAGE, true);
     }
 
     @Override
     public void observe(PlacementRequest request) {
-        TaskShape shape = TaskShape.of(request);
+        TaskShape shape = TaskShape.of(request, withMemory);
         TaskShape old = ring[next];
         if (old != null) {
             counts.computeIfPresent(old, (k, v) -> v == 1 ? null : v - 1);

@@ -50,10 +50,15 @@ public final class WorkloadMix {
         return new WorkloadMix(kept, p);
     }
 
+    /** The paper's target workload of a request list (memory-blind shapes). */
     public static WorkloadMix fromRequests(Iterable<PlacementRequest> requests, double coverage) {
+        return fromRequests(requests, coverage, false);
+    }
+
+    public static WorkloadMix fromRequests(Iterable<PlacementRequest> requests, double coverage, boolean withMemory) {
         Map<TaskShape, Long> counts = new LinkedHashMap<>();
         for (PlacementRequest r : requests) {
-            counts.merge(TaskShape.of(r), 1L, Long::sum);
+            counts.merge(TaskShape.of(r, withMemory), 1L, Long::sum);
         }
         return of(counts, coverage);
     }

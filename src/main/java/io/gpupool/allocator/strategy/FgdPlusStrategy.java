@@ -29,8 +29,26 @@ public final class FgdPlusStrategy implements PlacementStrategy {
     }
 
     public FgdPlusStrategy(WorkloadEstimate workload, double slackWeight) {
+        this(workload, slackWeight, 0);
+    }
+
+    public static int MODE = Integer.getInteger("fgdplus.mode", 0);
+    public static double EXW = Double.parseDouble(System.getProperty("fgdplus.exw", "1"));
+    public static double Q = Double.parseDouble(System.getProperty("fgdplus.q", "1"));
+    private final int mode;
+
+    public FgdPlusStrategy(WorkloadEstimate workload, double slackWeight, int mode) {
         this.workload = workload;
         this.slackWeight = slackWeight;
+        this.mode = mode;
+    }
+
+    private double q(double delta) {
+        if (mode == 5) return (long) (100.0 / (1.0 + Math.exp(-delta / Q))) * 1e6;
+        if (mode == 6) return Math.floor(delta / Q) * 1e6;
+        if (mode == 1 || mode >= 3) return FgdStrategy.integerScore(delta) * 1e6;
+        if (mode == 2) return Math.floor(delta / Q) * 1e6;
+        return delta;
     }
 
     @Override
@@ -54,7 +72,7 @@ public final class FgdPlusStrategy implements PlacementStrategy {
         double before = probe.before(view, node);
         double slack = slack(view, node, member);
         if (!member.isFractional()) {
-            return before - probe.afterWhole(view, candidate, member) - slack;
+            return q(before - probe.afterWhole(view, candidate, member)) - slack;
         }
         bestGpu(view, candidate, member, before);
         return bestScore - slack;
@@ -75,7 +93,7 @@ public final class FgdPlusStrategy implements PlacementStrategy {
             if (SameGpu.seenBefore(view, candidate, i)) {
                 continue;
             }
-            double s = before - probe.afterShared(view, candidate, i, member);
+            double s = q(before - probe.afterShared(view, candidate, i, member));
             int free = view.freeMilli(candidate.gpu(i));
             if (s > bestScore || (s == bestScore && free < bestFree)) {
                 bestScore = s;
@@ -87,6 +105,13 @@ public final class FgdPlusStrategy implements PlacementStrategy {
     }
 
     private double slack(CapacityView view, int node, PlacementRequest member) {
+        if (mode == 3 || (mode == 4 && !member.needsGpu())) {
+            double gpuLeftM = view.freeTotal(node) - member.memberMilli();
+            double cpuLeftM = view.cpuFree(node) - member.cpuMilli();
+            double excess = cpuLeftM - gpuLeftM / 1000.0 * probe.mix().cpuMilliPerGpu();
+            double ex = excess >= 0 ? excess : -EXW * excess;
+            return ex / probe.mix().cpuMilliPerGpu() * 1000.0 * slackWeight + 1e-6 * (gpuLeftM + cpuLeftM / 16);
+        }
         double gpuLeft = view.freeTotal(node) - member.memberMilli();
         double cpuLeft = (view.cpuFree(node) - member.cpuMilli()) / ResourceScale.MAX_CPU_MILLI * ResourceScale.MAX_GPU_MILLI;
         return slackWeight * (gpuLeft + cpuLeft);

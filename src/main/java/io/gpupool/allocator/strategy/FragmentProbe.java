@@ -25,6 +25,17 @@ final class FragmentProbe {
     private int count;
     private int first;
 
+    static boolean MULTI = Boolean.getBoolean("fgdplus.multi");
+
+    private double measure(CompiledMix mix, int[] free, int[] model, int count, long cpu, long mem) {
+        return MULTI ? Fragmentation.nodeMultiCopy(mix, free, model, count, cpu, mem)
+                : Fragmentation.node(mix, free, model, count, cpu, mem);
+    }
+
+    CompiledMix mix() {
+        return mix;
+    }
+
     void prepare(CapacityView view, WorkloadMix workload) {
         CompiledMix compiled = workload.compile(view);
         if (view.lineage() != lineage || stamps.length != view.nodeCount()) {
@@ -40,7 +51,8 @@ final class FragmentProbe {
     double before(CapacityView view, int node) {
         long stamp = view.stamp(node);
         if (stamps[node] != stamp) {
-            before[node] = Fragmentation.node(mix, load(view, node), model, count, view.cpuFree(node));
+            before[node] = measure(mix, load(view, node), model, count, view.cpuFree(node),
+                    view.memoryFree(node));
             stamps[node] = stamp;
         }
         return before[node];
@@ -52,7 +64,8 @@ final class FragmentProbe {
         for (int i = 0; i < member.gpusPerMember(); i++) {
             free[c.gpu(i) - first] -= member.milliPerGpu();
         }
-        return Fragmentation.node(mix, free, model, count, view.cpuFree(c.node()) - member.cpuMilli());
+        return measure(mix, free, model, count, view.cpuFree(c.node()) - member.cpuMilli(),
+                view.memoryFree(c.node()) - member.memoryMib());
     }
 
     /** Loads the node once; then {@link #afterShared} tries each GPU. */
@@ -63,7 +76,8 @@ final class FragmentProbe {
     double afterShared(CapacityView view, Candidate c, int i, PlacementRequest member) {
         int local = c.gpu(i) - first;
         free[local] -= member.milliPerGpu();
-        double f = Fragmentation.node(mix, free, model, count, view.cpuFree(c.node()) - member.cpuMilli());
+        double f = measure(mix, free, model, count, view.cpuFree(c.node()) - member.cpuMilli(),
+                view.memoryFree(c.node()) - member.memoryMib());
         free[local] += member.milliPerGpu();
         return f;
     }
