@@ -1,0 +1,78 @@
+package io.gpupool.allocator;
+
+/**
+ * Decides where a request goes: a pure function of a {@link CapacityView} and a
+ * {@link PlacementRequest} (plus the strategy's own state), returning a plan or a structured
+ * reason. It never mutates the view. One allocator per thread (strategies and scratch buffers are
+ * not shared). Design: docs/allocator.md.
+ */
+public final class Allocator {
+    private final MemberSearch search;
+    private final GangPlanner gangs;
+
+    public Allocator(PlacementStrategy strategy) {
+        this.search = new MemberSearch(strategy);
+        this.gangs = new GangPlanner(search);
+    }
+
+    public String strategyName() {
+        return search.strategy().name();
+    }
+
+    public PlacementStrategy strategy() {
+        return search.strategy();
+    }
+
+    /** Plans the request; the strategy observes it whether or not it fits. */
+    public PlacementDecision place(CapacityView view, PlacementRequest request) {
+        search.strategy().observe(request);
+        PlacementPlan plan = plan(view, request);
+        return plan != null ? PlacementDecision.placed(plan) : PlacementDecision.noFit(explain(view, request, false));
+    }
+
+    /** The plan or null, without explanation and without the strategy observing the request. */
+    public PlacementPlan plan(CapacityView view, PlacementRequest request) {
+        return gangs.plan(view, request);
+    }
+
+    /** Why the request does not fit now (also meaningful when it does: all counts are then informative). */
+    public NoFitReason explain(CapacityView view, PlacementRequest request) {
+        return explain(view, request, plan(view, request) != null);
+    }
+
+    private NoFitReason explain(CapacityView view, PlacementRequest request, boolean fits) {
+        PlacementRequest member = request.singleMember();
+        search.prepare(view, member, null);
+        java.util.EnumMap<Constraint, Integer> counts = new java.util.EnumMap<>(Constraint.class);
+        int hostable = 0;
+        for (int n = 0; n < view.nodeCount(); n++) {
+            Constraint c = search.firstFailure(view, member, n, -1);
+            if (c == null) {
+                hostable++;
+            } else {
+                counts.merge(c, 1, Integer::sum);
+            }
+        }
+        // A failed single member needs no search: the largest gang that fits is none.
+        int largest = fits ? request.gangSize() : request.gangSize() == 1 ? 0 : largestGangNow(view, request);
+        if (hostable > 0 && largest < request.gangSize()) {
+            counts.put(Constraint.TOPOLOGY, hostable);
+        }
+        return new NoFitReason(counts, largest, view.nodeCount());
+    }
+
+    /** The largest number of this request's members (same shape and topology) that fit now, up to its gang size. */
+    public int largestGangNow(CapacityView view, PlacementRequest request) {
+        int lo = 0;
+        int hi = request.gangSize();
+        while (lo < hi) {
+            int mid = (lo + hi + 1) >>> 1;
+            if (plan(view, request.withGangSize(mid)) != null) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return lo;
+    }
+}

@@ -1,0 +1,239 @@
+package io.gpupool.allocator;
+
+import java.util.List;
+
+/**
+ * Immutable capacity of a fleet at one instant, laid out as primitive arrays (see
+ * docs/allocator.md, "Data layout"). Nodes and GPUs are addressed by dense indexes; a GPU index is
+ * global (flat over all nodes). The view is never changed: {@link #apply(PlacementPlan)} returns a
+ * new view that shares the static {@link CapacityLayout} and copies only the mutable arrays, which
+ * is what makes "simulate, then commit or discard" cheap.
+ */
+public final class CapacityView {
+    /** Levels of the "largest free fraction on one GPU" index: level j holds nodes with max free ≥ max(1, 100·j). */
+    static final int MILLI_LEVELS = 11;
+
+    final CapacityLayout layout;
+    final int[] gpuFree;
+    final long[] cpuFree;
+    final long[] memoryFree;
+    final int[] nodeWholeFree;
+    final int[] nodeMaxFree;
+    final int[] nodeFreeTotal;
+    final int[] nodeClasses;
+    final long[] nodeStamp;
+    /** wholeAtLeast[k]: nodes with at least k fully free placeable GPUs (k ≥ 1; the last level also holds "more"). */
+    final long[][] wholeAtLeast;
+    final long[][] maxFreeAtLeast;
+    final long[] allNodes;
+    /** Free MIG partitions per GPU and profile; null entries for non-MIG GPUs, null array when there is no MIG. */
+    final int[][] migFree;
+
+    CapacityView(CapacityLayout layout, int[] gpuFree, long[] cpuFree, long[] memoryFree, int[] nodeClasses,
+                 int[][] migFree) {
+        this.layout = layout;
+        this.gpuFree = gpuFree;
+        this.cpuFree = cpuFree;
+        this.memoryFree = memoryFree;
+        this.nodeClasses = nodeClasses;
+        this.migFree = migFree;
+        int n = layout.nodeCount;
+        this.nodeWholeFree = new int[n];
+        this.nodeMaxFree = new int[n];
+        this.nodeFreeTotal = new int[n];
+        this.nodeStamp = new long[n];
+        this.wholeAtLeast = new long[Math.max(1, layout.maxGpusPerNode) + 1][layout.words];
+        this.maxFreeAtLeast = new long[MILLI_LEVELS][layout.words];
+        this.allNodes = new long[layout.words];
+        for (int node = 0; node < n; node++) {
+            NodeBits.set(allNodes, node, true);
+            refresh(node);
+        }
+    }
+
+    private CapacityView(CapacityView from) {
+        this.layout = from.layout;
+        this.gpuFree = from.gpuFree.clone();
+        this.cpuFree = from.cpuFree.clone();
+        this.memoryFree = from.memoryFree.clone();
+        this.nodeClasses = from.nodeClasses.clone();
+        this.nodeWholeFree = from.nodeWholeFree.clone();
+        this.nodeMaxFree = from.nodeMaxFree.clone();
+        this.nodeFreeTotal = from.nodeFreeTotal.clone();
+        this.nodeStamp = from.nodeStamp.clone();
+        this.wholeAtLeast = deepClone(from.wholeAtLeast);
+        this.maxFreeAtLeast = deepClone(from.maxFreeAtLeast);
+        this.allNodes = from.allNodes;
+        this.migFree = from.migFree == null ? null : from.migFree.clone();
+    }
+
+    public static CapacityViewBuilder builder() {
+        return new CapacityViewBuilder();
+    }
+
+    /** A new view with the plan's GPUs, CPU and memory taken; this view is unchanged. */
+    public CapacityView apply(PlacementPlan plan) {
+        CapacityView next = new CapacityView(this);
+        for (MemberPlacement m : plan.members()) {
+            next.take(m);
+        }
+        return next;
+    }
+
+    /** A new view with capacity given back (used to simulate preemption); this view is unchanged. */
+    CapacityView release(List<HeldShare> shares) {
+        CapacityView next = new CapacityView(this);
+        for (HeldShare s : shares) {
+            next.give(s);
+        }
+        return next;
+    }
+
+    private void take(MemberPlacement m) {
+        int node = m.node();
+        cpuFree[node] -= m.cpuMilli();
+        memoryFree[node] -= m.memoryMib();
+        for (int g : m.gpus()) {
+            if (m.migProfile() != null) {
+                int p = layout.indexOf(layout.migProfiles, m.migProfile());
+                migFree[g] = migFree[g].clone();
+                migFree[g][p]--;
+                gpuFree[g] -= layout.migProfileMilli[p];
+            } else {
+                gpuFree[g] -= m.milliPerGpu();
+            }
+        }
+        nodeClasses[node] |= WorkloadClass.of(m.gpus().length, m.milliPerGpu(), m.migProfile());
+        refresh(node);
+    }
+
+    private void give(HeldShare s) {
+        int node = s.node();
+        cpuFree[node] += s.cpuMilli();
+        memoryFree[node] += s.memoryMib();
+        if (s.gpu() >= 0) {
+            if (s.migProfile() != null) {
+                int p = layout.indexOf(layout.migProfiles, s.migProfile());
+                migFree[s.gpu()] = migFree[s.gpu()].clone();
+                migFree[s.gpu()][p]++;
+                gpuFree[s.gpu()] += layout.migProfileMilli[p];
+            } else {
+                gpuFree[s.gpu()] = Math.min(PlacementRequest.WHOLE, gpuFree[s.gpu()] + s.milli());
+            }
+        }
+        refresh(node);
+    }
+
+    /** Recomputes the node's aggregates and its membership in the capacity indexes. */
+    private void refresh(int node) {
+        int whole = 0;
+        int max = 0;
+        int total = 0;
+        for (int g = layout.gpuStart[node]; g < layout.gpuStart[node + 1]; g++) {
+            if (!layout.gpuSchedulable[g] || layout.gpuMig[g]) {
+                continue;
+            }
+            int free = gpuFree[g];
+            total += free;
+            max = Math.max(max, free);
+            if (free == PlacementRequest.WHOLE) {
+                whole++;
+            }
+        }
+        nodeWholeFree[node] = whole;
+        nodeMaxFree[node] = max;
+        nodeFreeTotal[node] = total;
+        nodeStamp[node] = layout.stamps.incrementAndGet();
+        for (int k = 1; k < wholeAtLeast.length; k++) {
+            NodeBits.set(wholeAtLeast[k], node, whole >= k);
+        }
+        for (int j = 0; j < MILLI_LEVELS; j++) {
+            NodeBits.set(maxFreeAtLeast[j], node, max >= Math.max(1, 100 * j));
+        }
+    }
+
+    private static long[][] deepClone(long[][] a) {
+        long[][] c = new long[a.length][];
+        for (int i = 0; i < a.length; i++) {
+            c[i] = a[i].clone();
+        }
+        return c;
+    }
+
+    // ---- read access (strategies, metrics, adapters) ----
+
+    public int nodeCount() { return layout.nodeCount; }
+    public int gpuCount() { return layout.gpuCount; }
+    public String nodeId(int node) { return layout.nodeIds[node]; }
+    public int firstGpu(int node) { return layout.gpuStart[node]; }
+    public int endGpu(int node) { return layout.gpuStart[node + 1]; }
+    public int gpusOn(int node) { return layout.gpuStart[node + 1] - layout.gpuStart[node]; }
+    public String deviceId(int gpu) { return layout.deviceIds[gpu]; }
+    public int freeMilli(int gpu) { return gpuFree[gpu]; }
+    public int modelOf(int gpu) { return layout.gpuModel[gpu]; }
+    public String modelName(int model) { return layout.models[model]; }
+    public int modelCount() { return layout.models.length; }
+    public int modelIndex(String name) { return layout.indexOf(layout.models, name); }
+    public boolean placeable(int gpu) { return layout.gpuSchedulable[gpu] && !layout.gpuMig[gpu]; }
+    public boolean isMig(int gpu) { return layout.gpuMig[gpu]; }
+    public long gpuMemoryMib(int gpu) { return layout.gpuMemoryMib[gpu]; }
+    public int nvlinkDomainOf(int gpu) { return layout.gpuNvlink[gpu]; }
+    public long cpuFree(int node) { return cpuFree[node]; }
+    public long memoryFree(int node) { return memoryFree[node]; }
+    public long cpuCapacity(int node) { return layout.nodeCpuCapacity[node]; }
+    public int wholeFree(int node) { return nodeWholeFree[node]; }
+    public int maxFree(int node) { return nodeMaxFree[node]; }
+    /** Free milli summed over the node's placeable (schedulable, non-MIG) GPUs. */
+    public int freeTotal(int node) { return nodeFreeTotal[node]; }
+    /** Workload classes already hosted ({@link WorkloadClass} bits). */
+    public int classesOn(int node) { return nodeClasses[node]; }
+    public int rackOf(int node) { return layout.nodeRack[node]; }
+    public String rackName(int rack) { return layout.racks[rack]; }
+    public int rackCount() { return layout.racks.length; }
+    /** Position in the tie-break order: lower wins among equal scores. */
+    public int rank(int node) { return layout.nodeRank[node]; }
+    /** Changes whenever the node's free capacity changes; lets strategies cache per-node values. */
+    public long stamp(int node) { return nodeStamp[node]; }
+    /** Identity shared by all views derived from one build (a cache key together with {@link #stamp}). */
+    public Object lineage() { return layout; }
+
+    public long totalGpuMilli() {
+        long sum = 0;
+        for (int g = 0; g < layout.gpuCount; g++) {
+            if (placeable(g)) {
+                sum += PlacementRequest.WHOLE;
+            }
+        }
+        return sum;
+    }
+
+    public long freeGpuMilli() {
+        long sum = 0;
+        for (int n = 0; n < layout.nodeCount; n++) {
+            sum += nodeFreeTotal[n];
+        }
+        return sum;
+    }
+
+    public int nodeIndex(String nodeId) {
+        return layout.indexOf(layout.nodeIds, nodeId);
+    }
+
+    public int gpuIndex(String deviceId) {
+        return layout.indexOf(layout.deviceIds, deviceId);
+    }
+
+    public int nodeOfGpu(int gpu) {
+        int lo = 0;
+        int hi = layout.nodeCount - 1;
+        while (lo < hi) {
+            int mid = (lo + hi + 1) >>> 1;
+            if (layout.gpuStart[mid] <= gpu) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return lo;
+    }
+}

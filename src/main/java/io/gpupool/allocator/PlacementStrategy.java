@@ -1,0 +1,27 @@
+package io.gpupool.allocator;
+
+/**
+ * The placement slot: scores a node that can host one member (higher wins; ties go to the node
+ * earlier in the view's tie-break order) and picks the GPU for a shared (fractional) request.
+ * Whole-GPU members always take the lowest-indexed eligible free GPUs. Implementations may keep
+ * state (a random stream, caches, a learned workload mix) and are not thread-safe: one per
+ * allocator, one allocator per thread.
+ */
+public interface PlacementStrategy {
+    String name();
+
+    /** Called once per decision before any {@link #score}. */
+    default void prepare(CapacityView view, PlacementRequest member) {
+    }
+
+    double score(CapacityView view, Candidate candidate, PlacementRequest member);
+
+    /** Position (in the candidate's GPU list) of the GPU a fractional member takes; default best fit. */
+    default int chooseSharedGpu(CapacityView view, Candidate candidate, PlacementRequest member) {
+        return BestFitGpu.choose(view, candidate);
+    }
+
+    /** Sees every request the allocator is asked to place, fitting or not (for learned workload mixes). */
+    default void observe(PlacementRequest request) {
+    }
+}

@@ -1,0 +1,70 @@
+package io.gpupool.allocator;
+
+import io.gpupool.inventory.Device;
+import io.gpupool.inventory.Node;
+import io.gpupool.inventory.ShareMode;
+import io.gpupool.lease.DeviceShare;
+import io.gpupool.lease.Lease;
+import io.gpupool.snapshot.PoolSnapshot;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Builds the allocator's {@link CapacityView} from a {@link PoolSnapshot}, and turns running leases
+ * into victim candidates. Free milli per GPU is 1000 minus what holding leases take; only
+ * {@code DeviceHealth.schedulable()} devices are placeable; MIG devices offer their layout minus
+ * leased partitions. Node CPU and memory are taken as fully free: the snapshot has no per-lease
+ * CPU or memory yet (when it does, subtract them here with {@code NodeSpec.usedCpuMilli}).
+ */
+public final class SnapshotCapacity {
+    private SnapshotCapacity() {
+    }
+
+    public static CapacityView of(PoolSnapshot snapshot) {
+        Map<String, List<String>> migUsed = new HashMap<>();
+        Map<String, Integer> classesByNode = new HashMap<>();
+        for (Lease lease : snapshot.leases().values()) {
+            Map<String, int[]> perNode = new HashMap<>();
+            for (DeviceShare share : lease.shares()) {
+                if (share.migProfile() != null) {
+                    migUsed.computeIfAbsent(share.deviceId(), k -> new ArrayList<>()).add(share.migProfile());
+                }
+                snapshot.device(share.deviceId()).ifPresent(d -> {
+                    int[] countAndMilli = perNode.computeIfAbsent(d.nodeId(), k -> new int[2]);
+                    countAndMilli[0]++;
+                    countAndMilli[1] = share.migProfile() != null ? 0 : share.milli();
+                });
+            }
+            perNode.forEach((node, cm) -> classesByNode.merge(node,
+                    WorkloadClass.of(cm[0], cm[1] == 0 ? 0 : cm[1], cm[1] == 0 ? "mig" : null), (a, b) -> a | b));
+        }
+        CapacityViewBuilder builder = CapacityView.builder();
+        for (Node node : snapshot.nodes().values()) {
+            NodeSpec spec = builder.node(node.id()).cpuMilli(node.cpuMilli()).memoryMib(node.memoryMib())
+                    .rack(node.rack()).cluster(node.clusterId()).site(node.siteId())
+                    .hosting(classesByNode.getOrDefault(node.id(), 0));
+            for (Device d : snapshot.devicesOn(node.id())) {
+                boolean mig = d.shareMode() == ShareMode.MIG;
+                spec.gpu(new GpuSpec(d.id(), d.model(), d.memoryMib(), d.nvlinkDomain(), d.health().schedulable(),
+                        d.poolId(), mig ? 0 : snapshot.usedMilli(d.id()), mig ? d.migLayout() : List.of(),
+                        migUsed.getOrDefault(d.id(), List.of())));
+            }
+        }
+        return builder.build();
+    }
+
+    /** A lease as capacity it would give back if preempted (GPU shares only; see class comment on CPU). */
+    public static VictimCandidate victim(CapacityView view, Lease lease) {
+        List<HeldShare> shares = new ArrayList<>();
+        for (DeviceShare share : lease.shares()) {
+            int gpu = view.gpuIndex(share.deviceId());
+            if (gpu >= 0) {
+                shares.add(new HeldShare(view.nodeOfGpu(gpu), gpu, share.milli(), share.migProfile(), 0, 0));
+            }
+        }
+        return new VictimCandidate(lease.id(), shares);
+    }
+}

@@ -1,0 +1,76 @@
+package io.gpupool.allocator;
+
+import io.gpupool.allocator.strategy.BestFitStrategy;
+import io.gpupool.inventory.Device;
+import io.gpupool.inventory.DeviceHealth;
+import io.gpupool.inventory.Node;
+import io.gpupool.inventory.ShareMode;
+import io.gpupool.lease.DeviceShare;
+import io.gpupool.lease.Lease;
+import io.gpupool.lease.LeaseState;
+import io.gpupool.lease.WorkloadKind;
+import io.gpupool.snapshot.PoolSnapshot;
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+import java.util.List;
+
+import static io.gpupool.allocator.Fleet.request;
+import static org.assertj.core.api.Assertions.assertThat;
+
+class SnapshotCapacityTest {
+    private static Device gpu(String node, int index, DeviceHealth health, ShareMode mode, List<String> mig) {
+        return new Device(node + "-gpu" + index, "uuid-" + node + index, node, "c1", "s1", index, "A100", 81920,
+                node + "-nv", 0, true, mode, mig, health, null, "training", Instant.EPOCH);
+    }
+
+    private static Lease lease(String id, DeviceShare... shares) {
+        return new Lease(id, "req-" + id, "team-a", "training", WorkloadKind.TRAINING, 10, true, false, null,
+                LeaseState.ACTIVE, List.of(shares), Instant.EPOCH, null, Instant.EPOCH, null);
+    }
+
+    private final PoolSnapshot snapshot = PoolSnapshot.builder()
+            .node(new Node("n1", "c1", "s1", "r1", 64_000, 512_000, null))
+            .device(gpu("n1", 0, DeviceHealth.HEALTHY, ShareMode.TIME_SLICE, null))
+            .device(gpu("n1", 1, DeviceHealth.DEGRADED, ShareMode.TIME_SLICE, null))
+            .device(gpu("n1", 2, DeviceHealth.UNHEALTHY, ShareMode.TIME_SLICE, null))
+            .device(gpu("n1", 3, DeviceHealth.HEALTHY, ShareMode.MIG, List.of("3g.40gb", "3g.40gb")))
+            .lease(lease("half", new DeviceShare("n1-gpu0", 500, null)))
+            .lease(lease("slice", new DeviceShare("n1-gpu3", 428, "3g.40gb")))
+            .build();
+
+    @Test
+    void freeCapacityIsWhatHoldingLeasesLeaveOnSchedulableDevices() {
+        CapacityView view = SnapshotCapacity.of(snapshot);
+
+        assertThat(view.freeMilli(view.gpuIndex("n1-gpu0"))).isEqualTo(500);
+        assertThat(view.placeable(view.gpuIndex("n1-gpu1"))).isTrue();
+        assertThat(view.placeable(view.gpuIndex("n1-gpu2"))).isFalse();
+        assertThat(view.cpuFree(0)).isEqualTo(64_000);
+        assertThat(view.classesOn(0) & WorkloadClass.SHARED).isEqualTo(WorkloadClass.SHARED);
+    }
+
+    @Test
+    void aPlanFromTheSnapshotBecomesDeviceSharesTheLeaseServiceCanStore() {
+        CapacityView view = SnapshotCapacity.of(snapshot);
+        Allocator allocator = new Allocator(new BestFitStrategy());
+
+        List<DeviceShare> whole = allocator.place(view, request().gpus(1).build()).plan().deviceShares(view).get(0);
+        List<DeviceShare> mig = allocator.place(view, request().mig("3g.40gb").build()).plan().deviceShares(view).get(0);
+        boolean secondMig = allocator.place(view.apply(allocator.plan(view, request().mig("3g.40gb").build())),
+                request().mig("3g.40gb").build()).fits();
+
+        assertThat(whole).containsExactly(new DeviceShare("n1-gpu1", 1000, null));
+        assertThat(mig).containsExactly(new DeviceShare("n1-gpu3", 428, "3g.40gb"));
+        assertThat(secondMig).isFalse();
+    }
+
+    @Test
+    void aRunningLeaseBecomesAVictimCandidateThatGivesItsSharesBack() {
+        CapacityView view = SnapshotCapacity.of(snapshot);
+
+        VictimCandidate victim = SnapshotCapacity.victim(view, snapshot.lease("half").orElseThrow());
+
+        assertThat(victim.shares()).containsExactly(new HeldShare(0, view.gpuIndex("n1-gpu0"), 500, null, 0, 0));
+    }
+}
