@@ -8,6 +8,7 @@ import io.gpupool.lease.DeviceShare;
 import io.gpupool.lease.Lease;
 import io.gpupool.pool.Pool;
 import io.gpupool.quota.Quota;
+import io.gpupool.request.GpuRequest;
 import io.gpupool.tenant.Tenant;
 
 import java.time.Instant;
@@ -23,7 +24,7 @@ import java.util.Optional;
 /**
  * The whole pool at one instant: the single input of policy and allocator. Immutable and safe to
  * share across threads; a change produces a new snapshot ({@link #toBuilder()}). Only leases that
- * hold devices (ACTIVE, PREEMPTING) are part of it. {@code version} increases with every committed
+ * hold devices (ACTIVE, PREEMPTING) and requests that wait in a queue are part of it. {@code version} increases with every committed
  * change, so a decision can say which state it saw.
  */
 public final class PoolSnapshot {
@@ -37,13 +38,15 @@ public final class PoolSnapshot {
     private final Map<String, Pool> pools;
     private final Map<String, Quota> quotas;
     private final Map<String, Lease> leases;
+    private final Map<String, GpuRequest> queued;
     private final Map<String, List<Device>> devicesByNode;
     private final Map<String, Integer> usedMilliByDevice;
     private final Map<String, List<Lease>> leasesByTenant;
 
     PoolSnapshot(long version, Instant takenAt, Map<String, Site> sites, Map<String, Cluster> clusters,
                  Map<String, Node> nodes, Map<String, Device> devices, Map<String, Tenant> tenants,
-                 Map<String, Pool> pools, Map<String, Quota> quotas, Map<String, Lease> leases) {
+                 Map<String, Pool> pools, Map<String, Quota> quotas, Map<String, Lease> leases,
+                 Map<String, GpuRequest> queued) {
         this.version = version;
         this.takenAt = takenAt;
         this.sites = Collections.unmodifiableMap(sites);
@@ -54,6 +57,7 @@ public final class PoolSnapshot {
         this.pools = Collections.unmodifiableMap(pools);
         this.quotas = Collections.unmodifiableMap(quotas);
         this.leases = Collections.unmodifiableMap(leases);
+        this.queued = Collections.unmodifiableMap(queued);
         this.devicesByNode = indexDevicesByNode(devices.values());
         this.usedMilliByDevice = indexUsage(leases.values());
         this.leasesByTenant = indexLeasesByTenant(leases.values());
@@ -82,6 +86,9 @@ public final class PoolSnapshot {
     public Map<String, Quota> quotas() { return quotas; }
     /** Leases that currently hold devices, by id. */
     public Map<String, Lease> leases() { return leases; }
+
+    /** Requests waiting in a queue, by id, in arrival order. */
+    public Map<String, GpuRequest> queued() { return queued; }
 
     public Optional<Device> device(String id) { return Optional.ofNullable(devices.get(id)); }
     public Optional<Node> node(String id) { return Optional.ofNullable(nodes.get(id)); }

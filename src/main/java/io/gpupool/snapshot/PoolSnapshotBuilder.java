@@ -7,6 +7,8 @@ import io.gpupool.inventory.Site;
 import io.gpupool.lease.Lease;
 import io.gpupool.pool.Pool;
 import io.gpupool.quota.Quota;
+import io.gpupool.request.GpuRequest;
+import io.gpupool.request.RequestState;
 import io.gpupool.tenant.Tenant;
 
 import java.time.Instant;
@@ -26,6 +28,7 @@ public final class PoolSnapshotBuilder {
     private final Map<String, Pool> pools = new LinkedHashMap<>();
     private final Map<String, Quota> quotas = new LinkedHashMap<>();
     private final Map<String, Lease> leases = new LinkedHashMap<>();
+    private final Map<String, GpuRequest> queued = new LinkedHashMap<>();
 
     PoolSnapshotBuilder() {
     }
@@ -41,6 +44,7 @@ public final class PoolSnapshotBuilder {
         pools.putAll(from.pools());
         quotas.putAll(from.quotas());
         leases.putAll(from.leases());
+        queued.putAll(from.queued());
     }
 
     public PoolSnapshotBuilder version(long value) { version = value; return this; }
@@ -64,6 +68,16 @@ public final class PoolSnapshotBuilder {
         return this;
     }
 
+    /** Adds or replaces a request; one that no longer waits in a queue is dropped from the snapshot. */
+    public PoolSnapshotBuilder request(GpuRequest r) {
+        if (r.state() == RequestState.QUEUED) {
+            queued.put(r.id(), r);
+        } else {
+            queued.remove(r.id());
+        }
+        return this;
+    }
+
     public PoolSnapshotBuilder removeQuota(String key) { quotas.remove(key); return this; }
 
     public PoolSnapshotBuilder sites(Collection<Site> all) { all.forEach(this::site); return this; }
@@ -78,6 +92,7 @@ public final class PoolSnapshotBuilder {
     public PoolSnapshot build() {
         return new PoolSnapshot(version, takenAt, new LinkedHashMap<>(sites), new LinkedHashMap<>(clusters),
                 new LinkedHashMap<>(nodes), new LinkedHashMap<>(devices), new LinkedHashMap<>(tenants),
-                new LinkedHashMap<>(pools), new LinkedHashMap<>(quotas), new LinkedHashMap<>(leases));
+                new LinkedHashMap<>(pools), new LinkedHashMap<>(quotas), new LinkedHashMap<>(leases),
+                new LinkedHashMap<>(queued));
     }
 }

@@ -10,4 +10,6 @@ import java.util.List;
 @JdbcRepository(dialect = Dialect.POSTGRES)
 public interface LeaseRepository extends CrudRepository<LeaseRow, String> {
     List<LeaseRow> findByStateInList(Collection<String> states);
+
+    List<LeaseRow> findByTenantId(String tenantId);
 }

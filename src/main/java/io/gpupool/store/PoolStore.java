@@ -9,6 +9,8 @@ import io.gpupool.lease.Lease;
 import io.gpupool.lease.LeaseState;
 import io.gpupool.pool.Pool;
 import io.gpupool.quota.Quota;
+import io.gpupool.request.GpuRequest;
+import io.gpupool.request.RequestState;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.snapshot.PoolSnapshotBuilder;
 import io.gpupool.tenant.Tenant;
@@ -19,6 +21,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Row-level reads and writes of the pool model. Callers run writes inside the {@link WorkingSet}'s
@@ -35,10 +38,14 @@ public class PoolStore {
     private final QuotaRepository quotas;
     private final LeaseRepository leases;
     private final LeaseShareRepository shares;
+    private final GpuRequestRepository requests;
+    private final DecisionLogRepository decisions;
+    private final UsageSampleRepository usage;
 
     PoolStore(SiteRepository sites, ClusterRepository clusters, NodeRepository nodes, DeviceRepository devices,
               PoolRepository pools, TenantRepository tenants, QuotaRepository quotas, LeaseRepository leases,
-              LeaseShareRepository shares) {
+              LeaseShareRepository shares, GpuRequestRepository requests, DecisionLogRepository decisions,
+              UsageSampleRepository usage) {
         this.sites = sites;
         this.clusters = clusters;
         this.nodes = nodes;
@@ -48,6 +55,9 @@ public class PoolStore {
         this.quotas = quotas;
         this.leases = leases;
         this.shares = shares;
+        this.requests = requests;
+        this.decisions = decisions;
+        this.usage = usage;
     }
 
     /** Reads the whole model; only leases that hold devices are loaded. */
@@ -68,6 +78,8 @@ public class PoolStore {
         for (LeaseRow r : leases.findByStateInList(held)) {
             b.lease(r.toLease(sharesByLease.getOrDefault(r.id(), List.of())));
         }
+        requests.findByState(RequestState.QUEUED.name()).stream().map(GpuRequestRow::toRequest)
+                .sorted(java.util.Comparator.comparing(GpuRequest::createdAt)).forEach(b::request);
         return b.build();
     }
 
@@ -81,6 +93,47 @@ public class PoolStore {
 
     public void deleteQuota(String key) {
         quotas.deleteById(key);
+    }
+
+    public void put(GpuRequest request, boolean exists) {
+        if (exists) {
+            requests.update(GpuRequestRow.of(request));
+        } else {
+            requests.save(GpuRequestRow.of(request));
+        }
+    }
+
+    public Optional<GpuRequest> findRequest(String id) {
+        return requests.findById(id).map(GpuRequestRow::toRequest);
+    }
+
+    public Optional<GpuRequest> findRequest(String tenantId, String idempotencyKey) {
+        return requests.findByTenantIdAndIdempotencyKey(tenantId, idempotencyKey).map(GpuRequestRow::toRequest);
+    }
+
+    /** Any lease, held or ended, with its shares. */
+    public Optional<Lease> findLease(String id) {
+        return leases.findById(id).map(r -> r.toLease(shares.findByLeaseId(id).stream().map(LeaseShareRow::toShare).toList()));
+    }
+
+    public List<Lease> findLeases(String tenantId, String state) {
+        List<LeaseRow> rows = tenantId == null ? (state == null ? iterable(leases.findAll()) : leases.findByStateInList(List.of(state)))
+                : leases.findByTenantId(tenantId).stream().filter(r -> state == null || state.equals(r.state())).toList();
+        return rows.stream().map(r -> r.toLease(shares.findByLeaseId(r.id()).stream().map(LeaseShareRow::toShare).toList())).toList();
+    }
+
+    private static <T> List<T> iterable(Iterable<T> all) {
+        List<T> list = new ArrayList<>();
+        all.forEach(list::add);
+        return list;
+    }
+
+    public void append(DecisionLogRow entry) {
+        decisions.save(entry);
+    }
+
+    public void append(UsageSampleRow sample) {
+        usage.save(sample);
     }
 
     /** Inserts a new lease with its shares, or updates an existing lease's state and times. */

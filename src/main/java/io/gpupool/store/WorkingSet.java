@@ -53,6 +53,11 @@ public class WorkingSet {
         return current.get();
     }
 
+    /** A read-only look at rows the snapshot does not hold (ended leases, finished requests). */
+    public <R> R read(java.util.function.Function<PoolStore, R> query) {
+        return tx.executeRead(status -> query.apply(store));
+    }
+
     public <R> R write(Mutation<R> mutation) {
         writer.lock();
         try {

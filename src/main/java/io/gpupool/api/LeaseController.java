@@ -1,0 +1,70 @@
+package io.gpupool.api;
+
+import io.gpupool.auth.Allow;
+import io.gpupool.auth.Caller;
+import io.gpupool.auth.Role;
+import io.gpupool.lease.Lease;
+import io.gpupool.lease.LeaseService;
+import io.gpupool.lease.LeaseState;
+import io.gpupool.lease.UsageReport;
+import io.gpupool.problem.ProblemException;
+import io.gpupool.request.LifecycleScheduler;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.annotation.Body;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.PathVariable;
+import io.micronaut.http.annotation.Post;
+import io.micronaut.http.annotation.QueryValue;
+
+import java.util.List;
+
+/** Leases: list, read, renew, release, and heartbeats with usage samples. */
+@Controller("/api/v1/leases")
+public class LeaseController {
+    private final LeaseService leases;
+    private final LifecycleScheduler scheduler;
+
+    LeaseController(LeaseService leases, LifecycleScheduler scheduler) {
+        this.leases = leases;
+        this.scheduler = scheduler;
+    }
+
+    public record Renewal(Long ttlSeconds) {
+    }
+
+    @Get
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    public List<Lease> list(@Nullable @QueryValue String tenant, @Nullable @QueryValue LeaseState state, Caller caller) {
+        return leases.list(tenant, state, caller);
+    }
+
+    @Get("/{id}")
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    public Lease get(@PathVariable String id, Caller caller) {
+        return leases.get(id, caller);
+    }
+
+    @Post("/{id}/renew")
+    @Allow({Role.ADMIN, Role.TENANT})
+    public Lease renew(@PathVariable String id, @Nullable @Body Renewal body, Caller caller) {
+        if (body == null || body.ttlSeconds() == null) {
+            throw ProblemException.invalid("Body required: {ttlSeconds}");
+        }
+        return leases.renew(id, body.ttlSeconds(), caller);
+    }
+
+    @Post("/{id}/release")
+    @Allow({Role.ADMIN, Role.TENANT})
+    public Lease release(@PathVariable String id, Caller caller) {
+        Lease released = leases.release(id, caller);
+        scheduler.nudge();
+        return released;
+    }
+
+    @Post("/{id}/heartbeat")
+    @Allow({Role.ADMIN, Role.TENANT})
+    public Lease heartbeat(@PathVariable String id, @Nullable @Body UsageReport report, Caller caller) {
+        return leases.heartbeat(id, report, caller);
+    }
+}

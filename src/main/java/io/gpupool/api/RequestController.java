@@ -1,0 +1,109 @@
+package io.gpupool.api;
+
+import io.gpupool.audit.DecisionLog;
+import io.gpupool.audit.LoggedDecision;
+import io.gpupool.auth.Allow;
+import io.gpupool.auth.Caller;
+import io.gpupool.auth.Role;
+import io.gpupool.governance.ActivePolicy;
+import io.gpupool.lease.Lease;
+import io.gpupool.lease.LeaseService;
+import io.gpupool.request.AllocationService;
+import io.gpupool.request.GpuRequest;
+import io.gpupool.request.LifecycleScheduler;
+import io.gpupool.request.NewRequest;
+import io.gpupool.request.Outcome;
+import io.gpupool.request.WhyPending;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.HttpRequest;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.HttpStatus;
+import io.micronaut.http.annotation.Body;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Delete;
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.Header;
+import io.micronaut.http.annotation.PathVariable;
+import io.micronaut.http.annotation.Post;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** GPU requests: 201 placed (with its lease), 202 queued (with why), 422 rejected by policy (with the rule). */
+@Controller("/api/v1/requests")
+public class RequestController {
+    private final AllocationService allocation;
+    private final LeaseService leases;
+    private final DecisionLog decisions;
+    private final LifecycleScheduler scheduler;
+    private final ActivePolicy active;
+
+    RequestController(AllocationService allocation, LeaseService leases, DecisionLog decisions,
+                      LifecycleScheduler scheduler, ActivePolicy active) {
+        this.allocation = allocation;
+        this.leases = leases;
+        this.decisions = decisions;
+        this.scheduler = scheduler;
+        this.active = active;
+    }
+
+    public record RequestAnswer(GpuRequest request, Lease lease, int queuePosition) {
+    }
+
+    /** RFC 7807 with the policy's explanation as extension members. */
+    public record Rejection(String type, String title, int status, String detail, String instance, String requestId,
+                            String ruleName, String reasonCode) {
+    }
+
+    public record Explanation(GpuRequest request, Lease lease, int queuePosition, String activePolicyVersion,
+                              List<LoggedDecision> decisions) {
+    }
+
+    @Post
+    @Allow({Role.ADMIN, Role.TENANT})
+    public HttpResponse<?> submit(@Nullable @Body NewRequest body, @Nullable @Header("Idempotency-Key") String key,
+                                  Caller caller, HttpRequest<?> http) {
+        Outcome outcome = allocation.submit(body, key, caller);
+        GpuRequest r = outcome.request();
+        if (outcome.status() == Outcome.REJECTED) {
+            WhyPending why = r.whyPending();
+            return HttpResponse.status(HttpStatus.UNPROCESSABLE_ENTITY).contentType(Problem.MEDIA_TYPE)
+                    .body(new Rejection("about:blank", "Rejected by policy", 422, why.message(), http.getPath(), r.id(),
+                            why.ruleName(), why.reasonCode()));
+        }
+        return HttpResponse.status(HttpStatus.valueOf(outcome.status()))
+                .body(new RequestAnswer(r, outcome.lease(), outcome.queuePosition()));
+    }
+
+    @Get("/{id}")
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    public RequestAnswer get(@PathVariable String id, Caller caller) {
+        GpuRequest request = allocation.get(id, caller);
+        return new RequestAnswer(request, lease(request, caller), allocation.positionOf(request));
+    }
+
+    @Delete("/{id}")
+    @Allow({Role.ADMIN, Role.TENANT})
+    public RequestAnswer cancel(@PathVariable String id, Caller caller) {
+        GpuRequest cancelled = allocation.cancel(id, caller);
+        scheduler.nudge();
+        return new RequestAnswer(cancelled, lease(cancelled, caller), 0);
+    }
+
+    @Get("/{id}/explain")
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    public Explanation explain(@PathVariable String id, Caller caller) {
+        GpuRequest request = allocation.get(id, caller);
+        List<LoggedDecision> all = new ArrayList<>(decisions.forRequest(id));
+        if (request.leaseId() != null) {
+            decisions.forLease(request.leaseId()).stream().filter(d -> !all.contains(d)).forEach(all::add);
+        }
+        all.sort(java.util.Comparator.comparing(LoggedDecision::id));
+        return new Explanation(request, lease(request, caller), allocation.positionOf(request),
+                io.gpupool.governance.PolicyVersion.label(active.current().version()), all);
+    }
+
+    private Lease lease(GpuRequest request, Caller caller) {
+        return request.leaseId() == null ? null : leases.get(request.leaseId(), caller);
+    }
+}

@@ -1,0 +1,6 @@
+package io.gpupool.audit;
+
+/** What a logged decision did. NOTICE starts a grace period that ends in PREEMPT or RECLAIM. */
+public enum DecisionAction {
+    ADMIT, QUEUE, REJECT, PREEMPT, NOTICE, RECLAIM, EXPIRE, RELEASE, RENEW, CANCEL
+}

@@ -1,0 +1,131 @@
+package io.gpupool.lease;
+
+import io.gpupool.audit.DecisionAction;
+import io.gpupool.audit.DecisionLog;
+import io.gpupool.audit.LoggedDecision;
+import io.gpupool.auth.Caller;
+import io.gpupool.problem.ProblemException;
+import io.gpupool.snapshot.PoolSnapshot;
+import io.gpupool.store.UsageSampleRow;
+import io.gpupool.store.WorkingSet;
+import jakarta.inject.Singleton;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/** Lease operations of the holder: renew, release, heartbeat with usage; and listing. */
+@Singleton
+public class LeaseService {
+    private final WorkingSet workingSet;
+    private final UsageRecorder usage;
+    private final Clock clock;
+
+    LeaseService(WorkingSet workingSet, UsageRecorder usage, Clock clock) {
+        this.workingSet = workingSet;
+        this.usage = usage;
+        this.clock = clock;
+    }
+
+    public Lease get(String id, Caller caller) {
+        Lease lease = workingSet.current().lease(id).or(() -> workingSet.read(s -> s.findLease(id)))
+                .orElseThrow(() -> ProblemException.notFound("lease", id));
+        caller.requireReach(lease.tenantId(), workingSet.current());
+        return lease;
+    }
+
+    public List<Lease> list(String tenant, LeaseState state, Caller caller) {
+        PoolSnapshot snapshot = workingSet.current();
+        if (tenant != null) {
+            snapshot.tenant(tenant).orElseThrow(() -> ProblemException.notFound("tenant", tenant));
+            caller.requireReach(tenant, snapshot);
+        }
+        return workingSet.read(s -> s.findLeases(tenant, state == null ? null : state.name())).stream()
+                .filter(l -> caller.reaches(l.tenantId(), snapshot)).toList();
+    }
+
+    public Lease release(String id, Caller caller) {
+        get(id, caller);
+        Lease released = workingSet.write((before, next, store) -> {
+            Lease lease = held(before, id, store.findLease(id).orElse(null));
+            Lease ended = LeaseTransitions.end(lease, LeaseState.RELEASED);
+            store.put(ended, true);
+            next.lease(ended);
+            DecisionLog.append(store, LoggedDecision.of(DecisionAction.RELEASE, lease.requestId(), id, lease.tenantId(),
+                    List.of(), null, "RELEASED_BY_HOLDER", "Released by " + caller.principal()), clock.instant());
+            return ended;
+        });
+        usage.forget(id);
+        return released;
+    }
+
+    /** Extends the TTL by {@code ttlSeconds} from now; only an ACTIVE lease can be renewed. */
+    public Lease renew(String id, long ttlSeconds, Caller caller) {
+        if (ttlSeconds <= 0 || ttlSeconds > 90L * 24 * 3600) {
+            throw ProblemException.invalid("ttlSeconds: must be between 1 and " + 90L * 24 * 3600 + ", was " + ttlSeconds);
+        }
+        get(id, caller);
+        return workingSet.write((before, next, store) -> {
+            Lease lease = held(before, id, store.findLease(id).orElse(null));
+            if (lease.state() != LeaseState.ACTIVE) {
+                throw ProblemException.conflict("Lease " + id + " is " + lease.state() + " (deadline "
+                        + lease.deadline() + "); it cannot be renewed");
+            }
+            Instant now = clock.instant();
+            if (lease.expiresAt() != null && !lease.expiresAt().isAfter(now)) {
+                throw ProblemException.conflict("Lease " + id + " expired at " + lease.expiresAt());
+            }
+            Lease renewed = LeaseTransitions.renewed(lease, now.plusSeconds(ttlSeconds));
+            store.put(renewed, true);
+            next.lease(renewed);
+            DecisionLog.append(store, LoggedDecision.of(DecisionAction.RENEW, lease.requestId(), id, lease.tenantId(),
+                    List.of(), null, "RENEWED", "TTL extended to " + renewed.expiresAt()), now);
+            return renewed;
+        });
+    }
+
+    public Lease heartbeat(String id, UsageReport report, Caller caller) {
+        get(id, caller);
+        Instant now = clock.instant();
+        Instant at = report == null || report.at() == null ? now : report.at();
+        if (at.isAfter(now.plusSeconds(300))) {
+            throw ProblemException.invalid("Heartbeat time " + at + " is in the future (server time " + now + ")");
+        }
+        Lease updated = workingSet.write((before, next, store) -> {
+            Lease lease = held(before, id, store.findLease(id).orElse(null));
+            Set<String> devices = new HashSet<>();
+            lease.shares().forEach(s -> devices.add(s.deviceId()));
+            List<UsageReport.GpuUsage> gpus = report == null || report.gpus() == null ? List.of() : report.gpus();
+            for (UsageReport.GpuUsage g : gpus) {
+                if (!devices.contains(g.deviceId())) {
+                    throw ProblemException.invalid("Device '" + g.deviceId() + "' is not part of lease " + id);
+                }
+                double pct = g.utilisationPercent() == null ? -1 : g.utilisationPercent();
+                if (pct < 0 || pct > 100) {
+                    throw ProblemException.invalid("utilisationPercent of " + g.deviceId() + " must be 0..100, was " + pct);
+                }
+                long mem = g.memoryUsedMib() == null ? 0 : g.memoryUsedMib();
+                if (mem < 0) {
+                    throw ProblemException.invalid("memoryUsedMib of " + g.deviceId() + " must be >= 0");
+                }
+                store.append(new UsageSampleRow(null, id, g.deviceId(), at, pct / 100.0, mem));
+            }
+            Lease beat = LeaseTransitions.heartbeat(lease, at);
+            store.put(beat, true);
+            next.lease(beat);
+            return beat;
+        });
+        if (report != null && report.gpus() != null && !report.gpus().isEmpty()) {
+            usage.record(id, at, report.gpus().stream().mapToDouble(g -> g.utilisationPercent() / 100.0).average().orElse(0));
+        }
+        return updated;
+    }
+
+    /** The lease if it still holds devices; 409 when it ended, 404 when unknown. */
+    private static Lease held(PoolSnapshot snapshot, String id, Lease stored) {
+        return snapshot.lease(id).orElseThrow(() -> stored == null ? ProblemException.notFound("lease", id)
+                : ProblemException.conflict("Lease " + id + " is " + stored.state() + "; it no longer holds GPUs"));
+    }
+}

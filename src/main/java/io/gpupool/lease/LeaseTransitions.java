@@ -1,0 +1,31 @@
+package io.gpupool.lease;
+
+
+import java.time.Instant;
+
+/** Copies of a lease in a new state; the record itself is immutable. */
+public final class LeaseTransitions {
+    private LeaseTransitions() {
+    }
+
+    public static Lease end(Lease l, LeaseState terminal) {
+        return new Lease(l.id(), l.requestId(), l.tenantId(), l.poolId(), l.kind(), l.priority(), l.preemptible(),
+                l.borrowed(), l.gangId(), terminal, l.shares(), l.createdAt(), l.expiresAt(), l.lastHeartbeat(), null);
+    }
+
+    public static Lease notice(Lease l, Instant deadline) {
+        return new Lease(l.id(), l.requestId(), l.tenantId(), l.poolId(), l.kind(), l.priority(), l.preemptible(),
+                l.borrowed(), l.gangId(), LeaseState.PREEMPTING, l.shares(), l.createdAt(), l.expiresAt(),
+                l.lastHeartbeat(), deadline);
+    }
+
+    public static Lease renewed(Lease l, Instant expiresAt) {
+        return new Lease(l.id(), l.requestId(), l.tenantId(), l.poolId(), l.kind(), l.priority(), l.preemptible(),
+                l.borrowed(), l.gangId(), l.state(), l.shares(), l.createdAt(), expiresAt, l.lastHeartbeat(), l.deadline());
+    }
+
+    public static Lease heartbeat(Lease l, Instant at) {
+        return new Lease(l.id(), l.requestId(), l.tenantId(), l.poolId(), l.kind(), l.priority(), l.preemptible(),
+                l.borrowed(), l.gangId(), l.state(), l.shares(), l.createdAt(), l.expiresAt(), at, l.deadline());
+    }
+}

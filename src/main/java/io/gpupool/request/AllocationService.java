@@ -1,0 +1,168 @@
+package io.gpupool.request;
+
+import io.gpupool.audit.DecisionAction;
+import io.gpupool.audit.DecisionLog;
+import io.gpupool.audit.LoggedDecision;
+import io.gpupool.auth.Caller;
+import io.gpupool.governance.ActivePolicy;
+import io.gpupool.lease.Lease;
+import io.gpupool.lease.LeaseTransitions;
+import io.gpupool.lease.LeaseState;
+import io.gpupool.policy.engine.PolicyEngine;
+import io.gpupool.problem.ProblemException;
+import io.gpupool.snapshot.PoolSnapshot;
+import io.gpupool.store.WorkingSet;
+import io.micronaut.context.annotation.Value;
+import jakarta.inject.Singleton;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * Tenants' GPU requests: submit (placed, queued or rejected), read, cancel, and the queue retry the
+ * scheduler drives. Every decision runs as one writer mutation (see {@link WorkingSet}): policy and
+ * placement see one consistent snapshot, and the lease, the request, the victims' notices and the
+ * decision log commit together — two requests can never be placed on the same free capacity.
+ */
+@Singleton
+public class AllocationService {
+    private final WorkingSet workingSet;
+    private final RequestDecider decider;
+    private final Backfill backfill;
+    private final Clock clock;
+
+    AllocationService(WorkingSet workingSet, PolicyEngine engine, ActivePolicy active, Clock clock,
+                      @Value("${gpupool.preemption.grace:30s}") Duration grace) {
+        this.workingSet = workingSet;
+        Allocators allocators = new Allocators();
+        this.decider = new RequestDecider(engine, active, allocators, grace);
+        this.backfill = new Backfill(allocators);
+        this.clock = clock;
+    }
+
+    public Outcome submit(NewRequest in, String idempotencyKey, Caller caller) {
+        if (in == null) {
+            throw ProblemException.invalid("A request body is required");
+        }
+        in.validate();
+        PoolSnapshot snapshot = workingSet.current();
+        snapshot.tenant(in.tenant()).orElseThrow(() -> ProblemException.notFound("tenant", in.tenant()));
+        caller.requireReach(in.tenant(), snapshot);
+        if (in.pool() != null) {
+            snapshot.pool(in.pool()).orElseThrow(() -> ProblemException.notFound("pool", in.pool()));
+        }
+        int perMember = in.gpus() / in.gangOrOne();
+        int largestNode = snapshot.nodes().keySet().stream().mapToInt(n -> snapshot.devicesOn(n).size()).max().orElse(0);
+        if (perMember > largestNode) {
+            throw ProblemException.invalid("gpus: each gang member asks for " + perMember
+                    + " GPUs but the largest node has " + largestNode + "; split the request into a larger gang");
+        }
+        String key = idempotencyKey == null || idempotencyKey.isBlank() ? null : idempotencyKey.trim();
+        if (key != null && key.length() > 128) {
+            throw ProblemException.invalid("Idempotency-Key: at most 128 characters");
+        }
+        return workingSet.write((before, next, store) -> {
+            if (key != null) {
+                Optional<GpuRequest> earlier = store.findRequest(in.tenant(), key);
+                if (earlier.isPresent()) {
+                    return replay(before, earlier.get(), store.findLease(String.valueOf(earlier.get().leaseId())));
+                }
+            }
+            Instant now = clock.instant();
+            GpuRequest request = new GpuRequest(UUID.randomUUID().toString(), in.tenant(), key, in.kind(), in.gpus(),
+                    in.milliOrWhole(), in.migProfile(), in.models(), in.minGpuMemoryMib() == null ? 0 : in.minGpuMemoryMib(),
+                    in.gangOrOne(), in.topology() == null ? "ANY" : in.topology().name(),
+                    Boolean.TRUE.equals(in.topologyRequired()), in.pool(), in.priorityClass(),
+                    !Boolean.FALSE.equals(in.preemptible()), in.ttlSeconds() == null ? 0 : in.ttlSeconds(),
+                    RequestState.QUEUED, 0, null, null, now, now);
+            return decider.decide(before, next, store, request, true, Set.of(), now);
+        });
+    }
+
+    public GpuRequest get(String id, Caller caller) {
+        PoolSnapshot snapshot = workingSet.current();
+        GpuRequest request = Optional.ofNullable(snapshot.queued().get(id))
+                .or(() -> workingSet.read(store -> store.findRequest(id)))
+                .orElseThrow(() -> ProblemException.notFound("request", id));
+        caller.requireReach(request.tenantId(), snapshot);
+        return request;
+    }
+
+    public int positionOf(GpuRequest request) {
+        return request.state() == RequestState.QUEUED ? QueueOrder.position(workingSet.current(), request) : 0;
+    }
+
+    /** Cancels a queued request, or releases the lease of a placed one. */
+    public GpuRequest cancel(String id, Caller caller) {
+        get(id, caller);
+        return workingSet.write((before, next, store) -> {
+            GpuRequest request = store.findRequest(id).orElseThrow(() -> ProblemException.notFound("request", id));
+            if (request.state() == RequestState.REJECTED || request.state() == RequestState.CANCELLED) {
+                throw ProblemException.conflict("Request " + id + " is already " + request.state());
+            }
+            Instant now = clock.instant();
+            if (request.leaseId() != null) {
+                Lease lease = before.lease(request.leaseId()).orElse(null);
+                if (lease != null) {
+                    Lease released = LeaseTransitions.end(lease, LeaseState.RELEASED);
+                    store.put(released, true);
+                    next.lease(released);
+                    DecisionLog.append(store, LoggedDecision.of(DecisionAction.RELEASE, id, lease.id(), lease.tenantId(),
+                            List.of(), null, "CANCELLED_BY_OWNER", "Request cancelled; its lease is released"), now);
+                }
+            }
+            GpuRequest cancelled = request.with(RequestState.CANCELLED, request.priority(), request.leaseId(), null, now);
+            store.put(cancelled, true);
+            next.request(cancelled);
+            DecisionLog.append(store, LoggedDecision.of(DecisionAction.CANCEL, id, request.leaseId(), request.tenantId(),
+                    List.of(), null, "CANCELLED_BY_OWNER", "Cancelled by " + caller.principal()), now);
+            return cancelled;
+        });
+    }
+
+    /**
+     * One pass over the queues in policy order. The first request blocked on capacity becomes the
+     * head and gets a reservation; later requests are backfilled only where they cannot delay it.
+     * Returns how many requests were placed.
+     */
+    public int retryQueues() {
+        int placed = 0;
+        Backfill.Reservation reservation = Backfill.Reservation.NONE;
+        for (GpuRequest queued : QueueOrder.ordered(workingSet.current())) {
+            Instant now = clock.instant();
+            if (queued.whyPending() != null && queued.whyPending().until() != null && queued.whyPending().until().isAfter(now)) {
+                continue; // its victims are still in their grace period
+            }
+            Set<String> reserved = reservation.blocks(queued, now) ? reservation.gpus() : Set.of();
+            Outcome outcome = workingSet.write((before, next, store) -> {
+                GpuRequest current = before.queued().get(queued.id());
+                return current == null ? null : decider.decide(before, next, store, current, false, reserved, now);
+            });
+            if (outcome == null) {
+                continue;
+            }
+            if (outcome.status() == Outcome.PLACED) {
+                placed++;
+            } else if (reservation == Backfill.Reservation.NONE && outcome.status() == Outcome.QUEUED
+                    && WhyPending.CAPACITY.equals(outcome.request().whyPending().blockedBy())) {
+                reservation = backfill.reserve(workingSet.current(), outcome.request(), now);
+            }
+        }
+        return placed;
+    }
+
+    private static Outcome replay(PoolSnapshot snapshot, GpuRequest earlier, Optional<Lease> lease) {
+        int status = switch (earlier.state()) {
+            case PLACED -> Outcome.PLACED;
+            case REJECTED -> Outcome.REJECTED;
+            default -> Outcome.QUEUED;
+        };
+        return new Outcome(earlier, lease.orElse(null), status,
+                earlier.state() == RequestState.QUEUED ? QueueOrder.position(snapshot, earlier) : 0);
+    }
+}

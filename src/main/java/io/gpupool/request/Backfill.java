@@ -1,0 +1,83 @@
+package io.gpupool.request;
+
+import io.gpupool.allocator.CapacityView;
+import io.gpupool.allocator.PlacementPlan;
+import io.gpupool.allocator.SnapshotCapacity;
+import io.gpupool.lease.Lease;
+import io.gpupool.lease.LeaseTransitions;
+import io.gpupool.lease.LeaseState;
+import io.gpupool.snapshot.PoolSnapshot;
+import io.gpupool.snapshot.PoolSnapshotBuilder;
+
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Reservation-based (EASY) backfill. The head of the queue — the first request blocked on
+ * capacity — gets a reservation: the GPUs it would get at the earliest time enough leases reach
+ * their TTL. A later request may then run ahead only if it does not use those GPUs, or if its own
+ * TTL ends before the reserved start, so backfilling never delays the head. Leases without a TTL
+ * have no known end: when they alone block the head there is no reservation to protect.
+ */
+final class Backfill {
+    private final Allocators allocators;
+
+    Backfill(Allocators allocators) {
+        this.allocators = allocators;
+    }
+
+    record Reservation(String requestId, Set<String> gpus, Instant start) {
+        static final Reservation NONE = new Reservation(null, Set.of(), null);
+
+        /** Whether {@code request} must keep off the reserved GPUs. */
+        boolean blocks(GpuRequest request, Instant now) {
+            return !gpus.isEmpty() && !request.id().equals(requestId)
+                    && (request.ttlSeconds() == 0 || now.plusSeconds(request.ttlSeconds()).isAfter(start));
+        }
+    }
+
+    Reservation reserve(PoolSnapshot snapshot, GpuRequest head, Instant now) {
+        String pool = head.whyPending() == null ? null : head.whyPending().pool();
+        if (pool == null) {
+            return Reservation.NONE;
+        }
+        List<Lease> ending = snapshot.leases().values().stream().filter(l -> l.expiresAt() != null)
+                .sorted(Comparator.comparing(Lease::expiresAt)).toList();
+        int lo = 1;
+        int hi = ending.size();
+        PlacementPlan found = null;
+        CapacityView foundView = null;
+        int foundAt = -1;
+        while (lo <= hi) { // smallest prefix of ending leases whose release lets the head fit
+            int mid = (lo + hi) >>> 1;
+            CapacityView view = SnapshotCapacity.of(without(snapshot, ending.subList(0, mid)));
+            PlacementPlan plan = allocators.forPool(snapshot.pool(pool).orElse(null))
+                    .plan(view, RequestPlanner.placement(head, pool));
+            if (plan != null) {
+                found = plan;
+                foundView = view;
+                foundAt = mid;
+                hi = mid - 1;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        if (found == null) {
+            return Reservation.NONE;
+        }
+        Set<String> gpus = new HashSet<>();
+        CapacityView view = foundView;
+        found.members().forEach(m -> Arrays.stream(m.gpus()).forEach(g -> gpus.add(view.deviceId(g))));
+        return new Reservation(head.id(), gpus, ending.get(foundAt - 1).expiresAt());
+    }
+
+    private static PoolSnapshot without(PoolSnapshot snapshot, List<Lease> leases) {
+        PoolSnapshotBuilder b = snapshot.toBuilder();
+        leases.forEach(l -> b.lease(LeaseTransitions.end(l, LeaseState.EXPIRED)));
+        return b.build();
+    }
+}

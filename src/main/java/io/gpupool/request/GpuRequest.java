@@ -1,0 +1,33 @@
+package io.gpupool.request;
+
+import io.gpupool.lease.WorkloadKind;
+
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * A tenant's ask for GPUs. {@code gpus} is the total over the gang: {@code gangSize} members of
+ * {@code gpus / gangSize} GPUs each, placed all-or-nothing. A fraction ({@code milliPerGpu} below
+ * 1000) or a {@code migProfile} means one GPU shared with others. {@code topology} is an allocator
+ * scope name (ANY, NODE, NVLINK_DOMAIN, RACK). {@code poolId} optionally restricts the pools policy
+ * may choose. {@code priority} is what policy assigned (queue order).
+ */
+public record GpuRequest(String id, String tenantId, String idempotencyKey, WorkloadKind kind, int gpus,
+                         int milliPerGpu, String migProfile, List<String> allowedModels, long minMemoryMib,
+                         int gangSize, String topology, boolean topologyRequired, String poolId,
+                         String priorityClass, boolean preemptible, long ttlSeconds, RequestState state,
+                         int priority, String leaseId, WhyPending whyPending, Instant createdAt, Instant updatedAt) {
+    public GpuRequest {
+        allowedModels = allowedModels == null ? List.of() : List.copyOf(allowedModels);
+    }
+
+    public int gpusPerMember() {
+        return gpus / gangSize;
+    }
+
+    public GpuRequest with(RequestState newState, int newPriority, String newLeaseId, WhyPending why, Instant at) {
+        return new GpuRequest(id, tenantId, idempotencyKey, kind, gpus, milliPerGpu, migProfile, allowedModels,
+                minMemoryMib, gangSize, topology, topologyRequired, poolId, priorityClass, preemptible, ttlSeconds,
+                newState, newPriority, newLeaseId, why, createdAt, at);
+    }
+}

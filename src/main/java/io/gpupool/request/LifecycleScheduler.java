@@ -1,0 +1,198 @@
+package io.gpupool.request;
+
+import io.gpupool.audit.DecisionAction;
+import io.gpupool.audit.DecisionLog;
+import io.gpupool.audit.LoggedDecision;
+import io.gpupool.governance.ActivePolicy;
+import io.gpupool.lease.Lease;
+import io.gpupool.lease.LeaseState;
+import io.gpupool.lease.LeaseTransitions;
+import io.gpupool.lease.UsageRecorder;
+import io.gpupool.policy.decision.ReclaimCause;
+import io.gpupool.policy.decision.ReclaimOrder;
+import io.gpupool.policy.engine.Evaluation;
+import io.gpupool.policy.engine.PolicyEngine;
+import io.gpupool.policy.fact.SnapshotFacts;
+import io.gpupool.policy.fact.UsageWindow;
+import io.gpupool.snapshot.PoolSnapshot;
+import io.gpupool.store.WorkingSet;
+import io.micronaut.context.annotation.Value;
+import io.micronaut.scheduling.annotation.Scheduled;
+import jakarta.annotation.PreDestroy;
+import jakarta.inject.Singleton;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The scheduling loop: ends grace periods that ran out (victims' GPUs are taken), runs the
+ * policy's reclamation sweep (TTL, idle, stale heartbeats, borrowed capacity, unhealthy devices),
+ * then retries the queues in policy order. Runs periodically and right after anything frees GPUs
+ * ({@link #nudge()}); passes never overlap.
+ */
+@Singleton
+public class LifecycleScheduler {
+    private static final Logger LOG = LoggerFactory.getLogger(LifecycleScheduler.class);
+
+    private final WorkingSet workingSet;
+    private final AllocationService allocation;
+    private final PolicyEngine engine;
+    private final ActivePolicy active;
+    private final UsageRecorder usage;
+    private final DecisionLog decisionLog;
+    private final Clock clock;
+    private final Duration grace;
+    private final Duration sweepEvery;
+    private final ExecutorService nudges = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "gpupool-scheduler-nudge");
+        t.setDaemon(true);
+        return t;
+    });
+    private final AtomicBoolean nudgePending = new AtomicBoolean();
+    private volatile Instant lastSweep = Instant.EPOCH;
+
+    LifecycleScheduler(WorkingSet workingSet, AllocationService allocation, PolicyEngine engine, ActivePolicy active,
+                       UsageRecorder usage, DecisionLog decisionLog, Clock clock, @Value("${gpupool.preemption.grace:30s}") Duration grace,
+                       @Value("${gpupool.reclamation.interval:30s}") Duration sweepEvery) {
+        this.workingSet = workingSet;
+        this.allocation = allocation;
+        this.engine = engine;
+        this.active = active;
+        this.usage = usage;
+        this.decisionLog = decisionLog;
+        this.clock = clock;
+        this.grace = grace;
+        this.sweepEvery = sweepEvery;
+    }
+
+    @Scheduled(fixedDelay = "${gpupool.scheduler.interval:5s}", initialDelay = "${gpupool.scheduler.interval:5s}")
+    void tick() {
+        try {
+            runOnce();
+        } catch (RuntimeException e) {
+            LOG.error("Scheduling pass failed; the next pass retries", e);
+        }
+    }
+
+    /** Asks for a pass soon (after a release, a cancel, a health change); coalesces bursts. */
+    public void nudge() {
+        if (nudgePending.compareAndSet(false, true)) {
+            nudges.submit(() -> {
+                nudgePending.set(false);
+                tick();
+            });
+        }
+    }
+
+    /** One full pass; returns how many queued requests were placed. */
+    public synchronized int runOnce() {
+        endGracePeriods();
+        Instant now = clock.instant();
+        if (!now.isBefore(lastSweep.plus(sweepEvery))) {
+            sweep(now);
+            lastSweep = now;
+        }
+        return allocation.retryQueues();
+    }
+
+    /** Leases whose notice ran out give their GPUs back: PREEMPTED for a waiting request, RECLAIMED otherwise. */
+    void endGracePeriods() {
+        Instant now = clock.instant();
+        for (Lease lease : workingSet.current().leases().values()) {
+            if (lease.state() != LeaseState.PREEMPTING || lease.deadline() == null || lease.deadline().isAfter(now)) {
+                continue;
+            }
+            workingSet.write((before, next, store) -> {
+                Lease current = before.lease(lease.id()).orElse(null);
+                if (current == null || current.state() != LeaseState.PREEMPTING) {
+                    return null;
+                }
+                LoggedDecision notice = lastNotice(current.id());
+                boolean forRequest = notice != null && notice.requestId() != null
+                        && !notice.requestId().equals(current.requestId());
+                LeaseState end = forRequest ? LeaseState.PREEMPTED : LeaseState.RECLAIMED;
+                Lease ended = LeaseTransitions.end(current, end);
+                store.put(ended, true);
+                next.lease(ended);
+                DecisionLog.append(store, LoggedDecision.of(forRequest ? DecisionAction.PREEMPT : DecisionAction.RECLAIM,
+                        notice == null ? current.requestId() : notice.requestId(), current.id(), current.tenantId(),
+                        notice == null ? List.of() : notice.ruleNames(), notice == null ? null : notice.policyVersion(),
+                        notice == null ? "GRACE_ENDED" : notice.reasonCode(),
+                        "Grace period ended at " + current.deadline() + "; GPUs taken back"), now);
+                return ended;
+            });
+            usage.forget(lease.id());
+        }
+    }
+
+    /** The policy's reclamation sweep over the whole pool; each ordered lease is handled once. */
+    void sweep(Instant now) {
+        PoolSnapshot snapshot = workingSet.current();
+        SnapshotFacts facts = SnapshotFacts.of(snapshot, now, usage.all(), UsageWindow.DEFAULT);
+        Evaluation evaluation = engine.sweep(active.current().policy(), facts,
+                snapshot.queued().values().stream().map(PolicyInputs::fact).toList());
+        if (!evaluation.ok()) {
+            LOG.error("Reclamation sweep not enforced: the active policy failed: {}", evaluation.errors());
+            return;
+        }
+        for (ReclaimOrder order : evaluation.reclaimPlan()) {
+            workingSet.write((before, next, store) -> {
+                Lease lease = before.lease(order.leaseId()).orElse(null);
+                if (lease == null || lease.state() != LeaseState.ACTIVE) {
+                    return null;
+                }
+                boolean immediate = order.cause() == ReclaimCause.TTL_EXPIRED || order.cause() == ReclaimCause.UNHEALTHY_DEVICE;
+                Lease changed = immediate ? LeaseTransitions.end(lease,
+                        order.cause() == ReclaimCause.TTL_EXPIRED ? LeaseState.EXPIRED : LeaseState.RECLAIMED)
+                        : LeaseTransitions.notice(lease, now.plus(grace));
+                store.put(changed, true);
+                next.lease(changed);
+                DecisionAction action = order.cause() == ReclaimCause.TTL_EXPIRED ? DecisionAction.EXPIRE
+                        : immediate ? DecisionAction.RECLAIM : DecisionAction.NOTICE;
+                DecisionLog.append(store, LoggedDecision.of(action, lease.requestId(), lease.id(), lease.tenantId(),
+                        List.of(order.ruleName()), order.policyVersion(), order.reasonCode(), order.message()
+                                + (immediate ? "" : "; GPUs are taken at " + changed.deadline())), now);
+                if (order.cause() == ReclaimCause.UNHEALTHY_DEVICE) {
+                    requeue(store, next, lease, order, now);
+                }
+                return changed;
+            });
+        }
+    }
+
+    /** Work lost to broken hardware goes back to the queue under its original request. */
+    private static void requeue(io.gpupool.store.PoolStore store, io.gpupool.snapshot.PoolSnapshotBuilder next,
+                                Lease lease, ReclaimOrder order, Instant now) {
+        store.findRequest(lease.requestId()).filter(r -> r.state() == RequestState.PLACED).ifPresent(r -> {
+            WhyPending why = new WhyPending(WhyPending.CAPACITY, order.ruleName(), "REQUEUED_AFTER_DEVICE_FAILURE",
+                    "Its lease " + lease.id() + " lost a device; waiting for healthy capacity", 0, lease.poolId(), null);
+            GpuRequest again = r.with(RequestState.QUEUED, r.priority(), null, why, now);
+            store.put(again, true);
+            next.request(again);
+            DecisionLog.append(store, LoggedDecision.of(DecisionAction.QUEUE, r.id(), lease.id(), r.tenantId(),
+                    List.of(order.ruleName()), order.policyVersion(), why.reasonCode(), why.message()), now);
+        });
+    }
+
+    private LoggedDecision lastNotice(String leaseId) {
+        List<LoggedDecision> entries = decisionLog.forLease(leaseId);
+        for (int i = entries.size() - 1; i >= 0; i--) {
+            if (entries.get(i).action() == DecisionAction.NOTICE) {
+                return entries.get(i);
+            }
+        }
+        return null;
+    }
+
+    @PreDestroy
+    void stop() {
+        nudges.shutdownNow();
+    }
+}

@@ -1,0 +1,60 @@
+package io.gpupool.request;
+
+import io.gpupool.allocator.TopologyScope;
+import io.gpupool.lease.WorkloadKind;
+import io.gpupool.problem.FieldChecks;
+import io.gpupool.problem.ProblemException;
+
+import java.util.List;
+
+/**
+ * The body of {@code POST /api/v1/requests}. {@code gpus} counts GPUs over the whole gang;
+ * {@code milliPerGpu} (1..1000, default 1000) asks for a fraction of one GPU; {@code gangSize}
+ * members are placed all-or-nothing; {@code topology} is ANY, NODE, NVLINK_DOMAIN or RACK.
+ */
+public record NewRequest(String tenant, WorkloadKind kind, Integer gpus, Integer milliPerGpu, String migProfile,
+                         List<String> models, Long minGpuMemoryMib, Integer gangSize, TopologyScope topology,
+                         Boolean topologyRequired, String pool, String priorityClass, Boolean preemptible,
+                         Long ttlSeconds) {
+
+    public static final long MAX_TTL_SECONDS = 90L * 24 * 3600;
+
+    /** Field checks that need no pool state; limits that depend on the fleet are checked by the service. */
+    void validate() {
+        FieldChecks check = new FieldChecks();
+        check.text("tenant", tenant);
+        check.present("kind", kind);
+        int count = gpus == null ? 0 : gpus;
+        int gang = gangSize == null ? 1 : gangSize;
+        int milli = milliPerGpu == null ? 1000 : milliPerGpu;
+        check.range("gpus", count, 1, 4096);
+        check.range("milliPerGpu", milli, 1, 1000);
+        check.range("gangSize", gang, 1, Math.max(1, count));
+        if (count > 0 && gang > 0 && count % gang != 0) {
+            check.error("gpus: " + count + " GPUs do not split evenly over a gang of " + gang);
+        }
+        if ((milli < 1000 || migProfile != null) && count > 1) {
+            check.error("milliPerGpu/migProfile: a fraction lives on one GPU; ask for gpus: 1 (got " + count + ")");
+        }
+        if (migProfile != null && milli < 1000) {
+            check.error("migProfile: give either a MIG profile or milliPerGpu, not both");
+        }
+        check.nonNegative("minGpuMemoryMib", minGpuMemoryMib);
+        if (ttlSeconds != null && (ttlSeconds < 0 || ttlSeconds > MAX_TTL_SECONDS)) {
+            check.error("ttlSeconds: must be between 0 (none) and " + MAX_TTL_SECONDS + ", was " + ttlSeconds);
+        }
+        check.throwIfAny("The request is invalid");
+    }
+
+    int gangOrOne() {
+        return gangSize == null ? 1 : gangSize;
+    }
+
+    int milliOrWhole() {
+        return milliPerGpu == null ? 1000 : milliPerGpu;
+    }
+
+    static ProblemException tooLarge(String detail) {
+        return ProblemException.invalid(detail);
+    }
+}

@@ -1,0 +1,10 @@
+package io.gpupool.request;
+
+import io.gpupool.lease.Lease;
+
+/** What a submission (or a retry) ended in: the request as stored, its lease when placed, and the HTTP status. */
+public record Outcome(GpuRequest request, Lease lease, int status, int queuePosition) {
+    public static final int PLACED = 201;
+    public static final int QUEUED = 202;
+    public static final int REJECTED = 422;
+}

@@ -1,0 +1,149 @@
+package io.gpupool.request;
+
+import io.gpupool.allocator.CapacityView;
+import io.gpupool.audit.DecisionAction;
+import io.gpupool.audit.DecisionLog;
+import io.gpupool.audit.LoggedDecision;
+import io.gpupool.governance.ActivePolicy;
+import io.gpupool.lease.DeviceShare;
+import io.gpupool.lease.Lease;
+import io.gpupool.lease.LeaseTransitions;
+import io.gpupool.lease.LeaseState;
+import io.gpupool.policy.decision.Decision;
+import io.gpupool.policy.decision.PreemptionCandidate;
+import io.gpupool.policy.decision.PriorityAssignment;
+import io.gpupool.policy.decision.QuotaStatus;
+import io.gpupool.policy.engine.Evaluation;
+import io.gpupool.policy.engine.PolicyEngine;
+import io.gpupool.snapshot.PoolSnapshot;
+import io.gpupool.snapshot.PoolSnapshotBuilder;
+import io.gpupool.store.PoolStore;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * The pipeline for one request inside one writer mutation: policy (admission, priority, quota,
+ * preemption candidates) → planner (placement or minimal victims) → rows, snapshot change and
+ * decision log entries, all committed together by the caller's transaction.
+ */
+final class RequestDecider {
+    private final PolicyEngine engine;
+    private final ActivePolicy active;
+    private final RequestPlanner planner;
+    private final PolicyInputs inputs = new PolicyInputs();
+    private final Duration grace;
+
+    RequestDecider(PolicyEngine engine, ActivePolicy active, Allocators allocators, Duration grace) {
+        this.engine = engine;
+        this.active = active;
+        this.planner = new RequestPlanner(allocators);
+        this.grace = grace;
+    }
+
+    Outcome decide(PoolSnapshot before, PoolSnapshotBuilder next, PoolStore store, GpuRequest request, boolean isNew,
+                   Set<String> reserved, Instant now) {
+        ActivePolicy.Active policy = active.current();
+        Evaluation eval = engine.admit(policy.policy(), inputs.facts(before), PolicyInputs.fact(request));
+        String version = eval.policyVersion();
+        if (!eval.ok()) {
+            WhyPending why = new WhyPending("POLICY_ERROR", null, "EVALUATION_FAILED",
+                    "The active policy failed on this request: " + eval.errors(), 0, null, null);
+            return queue(before, next, store, request, isNew, why, request.priority(), version, now);
+        }
+        PriorityAssignment priority = eval.priorityOf(request.id()).orElse(null);
+        int level = priority == null ? 0 : priority.priority();
+        CapacityView view = inputs.view(before);
+        Attempt attempt = planner.attempt(before, view, request, eval, reserved);
+        if (attempt instanceof Attempt.Rejected r) {
+            GpuRequest rejected = request.with(RequestState.REJECTED, level, null,
+                    new WhyPending("POLICY", r.admission() == null ? null : r.admission().ruleName(), r.reasonCode(),
+                            r.message(), 0, null, null), now);
+            save(store, next, rejected, isNew);
+            log(store, DecisionAction.REJECT, rejected, null, names(r.admission()), version, r.reasonCode(), r.message(), now);
+            return new Outcome(rejected, null, Outcome.REJECTED, 0);
+        }
+        if (attempt instanceof Attempt.Placed p) {
+            List<DeviceShare> shares = new ArrayList<>();
+            p.plan().deviceShares(view).forEach(shares::addAll);
+            boolean borrowed = p.quota() != null && p.quota().status() == QuotaStatus.MAY_BORROW;
+            boolean preemptible = priority == null ? request.preemptible() : priority.preemptible();
+            Lease lease = new Lease(UUID.randomUUID().toString(), request.id(), request.tenantId(), p.pool(),
+                    request.kind(), level, preemptible, borrowed, request.gangSize() > 1 ? request.id() : null,
+                    LeaseState.ACTIVE, shares, now, request.ttlSeconds() > 0 ? now.plusSeconds(request.ttlSeconds()) : null,
+                    now, null);
+            store.put(lease, false);
+            next.lease(lease);
+            GpuRequest placed = request.with(RequestState.PLACED, level, lease.id(), null, now);
+            save(store, next, placed, isNew);
+            List<String> rules = names(eval.admissionOf(request.id()).orElse(null), priority, p.quota());
+            log(store, DecisionAction.ADMIT, placed, lease.id(), rules, version, borrowed ? "PLACED_BORROWED" : "PLACED",
+                    "Placed in pool " + p.pool() + " on " + p.plan().members() + " by " + p.plan().strategy()
+                            + (borrowed ? "; borrowed beyond guarantee" : ""), now);
+            return new Outcome(placed, lease, Outcome.PLACED, 0);
+        }
+        if (attempt instanceof Attempt.Preempt p) {
+            Instant deadline = now.plus(grace);
+            for (PreemptionCandidate victim : p.victims()) {
+                Lease lease = before.lease(victim.leaseId()).orElseThrow();
+                Lease noticed = LeaseTransitions.notice(lease, deadline);
+                store.put(noticed, true);
+                next.lease(noticed);
+                DecisionLog.append(store, LoggedDecision.of(DecisionAction.NOTICE, request.id(), lease.id(),
+                        lease.tenantId(), List.of(victim.ruleName()), version, victim.reasonCode(),
+                        "Preempted for request " + request.id() + " (priority " + level + "): " + victim.message()
+                                + "; GPUs are taken at " + deadline), now);
+            }
+            WhyPending why = new WhyPending(WhyPending.PREEMPTION_GRACE, p.victims().get(0).ruleName(),
+                    p.victims().get(0).reasonCode(), p.victims().size() + " lease(s) preempted in pool " + p.pool()
+                    + "; their grace period ends at " + deadline, 0, p.pool(), deadline);
+            return queue(before, next, store, request, isNew, why, level, version, now);
+        }
+        WhyPending why = ((Attempt.Pending) attempt).why();
+        return queue(before, next, store, request, isNew, why, level, version, now);
+    }
+
+    private Outcome queue(PoolSnapshot before, PoolSnapshotBuilder next, PoolStore store, GpuRequest request,
+                          boolean isNew, WhyPending why, int level, String version, Instant now) {
+        GpuRequest queued = request.with(RequestState.QUEUED, level, null, why, now);
+        boolean changed = isNew || !Objects.equals(stripTime(request.whyPending()), stripTime(why))
+                || request.priority() != level;
+        if (changed) {
+            save(store, next, queued, isNew);
+            log(store, DecisionAction.QUEUE, queued, null, why.ruleName() == null ? List.of() : List.of(why.ruleName()),
+                    version, why.reasonCode(), why.message(), now);
+        }
+        int position = QueueOrder.position(before, queued);
+        return new Outcome(changed ? queued : request, null, Outcome.QUEUED, position);
+    }
+
+    private static WhyPending stripTime(WhyPending w) {
+        return w == null ? null : new WhyPending(w.blockedBy(), w.ruleName(), w.reasonCode(), null, w.largestFitNow(),
+                w.pool(), w.until());
+    }
+
+    private static void save(PoolStore store, PoolSnapshotBuilder next, GpuRequest request, boolean isNew) {
+        store.put(request, !isNew);
+        next.request(request);
+    }
+
+    private static void log(PoolStore store, DecisionAction action, GpuRequest r, String leaseId, List<String> rules,
+                            String version, String code, String message, Instant now) {
+        DecisionLog.append(store, LoggedDecision.of(action, r.id(), leaseId, r.tenantId(), rules, version, code, message), now);
+    }
+
+    private static List<String> names(Decision... decisions) {
+        List<String> names = new ArrayList<>();
+        for (Decision d : decisions) {
+            if (d != null && !names.contains(d.ruleName())) {
+                names.add(d.ruleName());
+            }
+        }
+        return names;
+    }
+}

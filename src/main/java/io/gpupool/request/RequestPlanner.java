@@ -1,0 +1,135 @@
+package io.gpupool.request;
+
+import io.gpupool.allocator.CapacityView;
+import io.gpupool.allocator.NoFitReason;
+import io.gpupool.allocator.PlacementPlan;
+import io.gpupool.allocator.PlacementRequest;
+import io.gpupool.allocator.SnapshotCapacity;
+import io.gpupool.allocator.Topology;
+import io.gpupool.allocator.TopologyScope;
+import io.gpupool.allocator.VictimCandidate;
+import io.gpupool.allocator.VictimSet;
+import io.gpupool.lease.Lease;
+import io.gpupool.lease.LeaseState;
+import io.gpupool.policy.decision.AdmissionDecision;
+import io.gpupool.policy.decision.PreemptionCandidate;
+import io.gpupool.policy.decision.QuotaStatus;
+import io.gpupool.policy.decision.QuotaVerdict;
+import io.gpupool.policy.engine.Evaluation;
+import io.gpupool.pool.Pool;
+import io.gpupool.snapshot.PoolSnapshot;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Turns policy's answer (whether, which pools in order, quota standing, who may be preempted) into
+ * a placement attempt (where). Pure over its inputs: nothing is committed here. Order: the first
+ * admitted pool where quota allows and the request fits; else the first such pool where a minimal
+ * set of policy-ranked victims makes it fit; else pending, with the blocking reason.
+ */
+final class RequestPlanner {
+    private final Allocators allocators;
+
+    RequestPlanner(Allocators allocators) {
+        this.allocators = allocators;
+    }
+
+    Attempt attempt(PoolSnapshot snapshot, CapacityView view, GpuRequest request, Evaluation evaluation,
+                    Set<String> reservedDevices) {
+        Optional<AdmissionDecision> admission = evaluation.admissionOf(request.id());
+        if (admission.isEmpty()) {
+            return new Attempt.Rejected(null, "NO_ADMISSION_RULE", "No admission rule matched this request");
+        }
+        if (!admission.get().admitted()) {
+            return new Attempt.Rejected(admission.get(), admission.get().reasonCode(), admission.get().message());
+        }
+        List<String> pools = new ArrayList<>(admission.get().pools());
+        if (request.poolId() != null) {
+            if (!pools.contains(request.poolId())) {
+                return new Attempt.Rejected(admission.get(), "POOL_NOT_ADMITTED", "Policy admits this request to "
+                        + pools + ", not to the requested pool '" + request.poolId() + "'");
+            }
+            pools = List.of(request.poolId());
+        }
+        Map<String, QuotaVerdict> quota = new LinkedHashMap<>();
+        evaluation.quotaOf(request.id()).forEach(q -> quota.putIfAbsent(q.poolId(), q));
+        List<String> allowed = pools.stream().filter(p -> quota.get(p) == null
+                || quota.get(p).status() != QuotaStatus.OVER_LIMIT).toList();
+        if (allowed.isEmpty()) {
+            QuotaVerdict over = quota.get(pools.get(0));
+            return new Attempt.Pending(new WhyPending(WhyPending.QUOTA, over.ruleName(), over.reasonCode(),
+                    over.message(), 0, over.poolId(), null));
+        }
+        boolean reservationBlocked = false;
+        for (String pool : allowed) {
+            PlacementPlan plan = allocators.forPool(pool(snapshot, pool)).plan(view, placement(request, pool));
+            if (plan != null && !touches(view, plan, reservedDevices)) {
+                return new Attempt.Placed(pool, plan, quota.get(pool));
+            }
+            reservationBlocked |= plan != null;
+        }
+        if (reservationBlocked) {
+            return new Attempt.Pending(new WhyPending(WhyPending.RESERVATION, null, "BACKFILL_WOULD_DELAY_HEAD",
+                    "It fits only on GPUs reserved for the head of the queue, and would run past its reserved start",
+                    request.gangSize(), allowed.get(0), null));
+        }
+        List<PreemptionCandidate> ranked = evaluation.preemptionPlan(request.id());
+        for (String pool : allowed) {
+            Optional<Attempt> preempt = preemption(snapshot, view, request, pool, ranked, quota.get(pool));
+            if (preempt.isPresent()) {
+                return preempt.get();
+            }
+        }
+        String first = allowed.get(0);
+        NoFitReason reason = allocators.forPool(pool(snapshot, first)).explain(view, placement(request, first));
+        return new Attempt.Pending(new WhyPending(WhyPending.CAPACITY, null, "NO_FIT_" + reason.dominant().name(),
+                reason.message(), reason.largestGangNow(), first, null));
+    }
+
+    private Optional<Attempt> preemption(PoolSnapshot snapshot, CapacityView view, GpuRequest request, String pool,
+                                         List<PreemptionCandidate> ranked, QuotaVerdict quota) {
+        List<PreemptionCandidate> inPool = ranked.stream().filter(c -> pool.equals(c.poolId())).filter(c ->
+                snapshot.lease(c.leaseId()).map(l -> l.state() == LeaseState.ACTIVE).orElse(false)).toList();
+        if (inPool.isEmpty()) {
+            return Optional.empty();
+        }
+        List<VictimCandidate> candidates = new ArrayList<>();
+        for (PreemptionCandidate c : inPool) {
+            Lease lease = snapshot.lease(c.leaseId()).orElseThrow();
+            candidates.add(SnapshotCapacity.victim(view, lease));
+        }
+        Optional<VictimSet> set = allocators.victimsFor(pool(snapshot, pool)).select(view, placement(request, pool), candidates);
+        if (set.isEmpty() || set.get().isEmpty()) {
+            return Optional.empty();
+        }
+        Set<String> chosen = new HashSet<>(set.get().leaseIds());
+        return Optional.of(new Attempt.Preempt(pool, inPool.stream().filter(c -> chosen.contains(c.leaseId())).toList(),
+                quota));
+    }
+
+    static PlacementRequest placement(GpuRequest r, String pool) {
+        TopologyScope scope = TopologyScope.valueOf(r.topology());
+        Topology topology = scope == TopologyScope.ANY ? Topology.NONE : new Topology(scope, r.topologyRequired());
+        return new PlacementRequest(r.id(), r.gangSize(), r.gpusPerMember(), r.milliPerGpu(), r.migProfile(),
+                Set.copyOf(r.allowedModels()), Set.of(), r.minMemoryMib(), 0, 0, topology, Set.of(pool));
+    }
+
+    /** Whether the plan uses a GPU reserved for the head of the queue (callers pass none when it may). */
+    private static boolean touches(CapacityView view, PlacementPlan plan, Set<String> reserved) {
+        if (reserved.isEmpty()) {
+            return false;
+        }
+        return plan.members().stream().flatMapToInt(m -> java.util.Arrays.stream(m.gpus()))
+                .anyMatch(g -> reserved.contains(view.deviceId(g)));
+    }
+
+    private static Pool pool(PoolSnapshot snapshot, String id) {
+        return snapshot.pool(id).orElse(null);
+    }
+}

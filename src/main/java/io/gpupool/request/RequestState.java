@@ -1,0 +1,6 @@
+package io.gpupool.request;
+
+/** QUEUED waits in its pool's queue; PLACED got a lease; REJECTED was refused by policy; CANCELLED by its owner. */
+public enum RequestState {
+    QUEUED, PLACED, REJECTED, CANCELLED
+}
