@@ -59,7 +59,8 @@ final class RequestDecider {
         PriorityAssignment priority = eval.priorityOf(request.id()).orElse(null);
         int level = priority == null ? 0 : priority.priority();
         CapacityView view = inputs.view(before);
-        Attempt attempt = planner.attempt(before, view, request, eval, reserved);
+        Attempt attempt = planner.attempt(before, view, request, eval, reserved, pools -> engine.preempt(
+                policy.policy(), inputs.facts(before), PolicyInputs.fact(request), pools).preemptionPlan(request.id()));
         if (attempt instanceof Attempt.Rejected r) {
             GpuRequest rejected = request.with(RequestState.REJECTED, level, null,
                     new WhyPending("POLICY", r.admission() == null ? null : r.admission().ruleName(), r.reasonCode(),

@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * Turns policy's answer (whether, which pools in order, quota standing, who may be preempted) into
@@ -40,8 +41,12 @@ final class RequestPlanner {
         this.allocators = allocators;
     }
 
+    /**
+     * {@code victimsFor} asks policy, only when nothing fits directly, which running leases of the
+     * given pools may be preempted for this request, ranked (the expensive part is not paid otherwise).
+     */
     Attempt attempt(PoolSnapshot snapshot, CapacityView view, GpuRequest request, Evaluation evaluation,
-                    Set<String> reservedDevices) {
+                    Set<String> reservedDevices, Function<List<String>, List<PreemptionCandidate>> victimsFor) {
         Optional<AdmissionDecision> admission = evaluation.admissionOf(request.id());
         if (admission.isEmpty()) {
             return new Attempt.Rejected(null, "NO_ADMISSION_RULE", "No admission rule matched this request");
@@ -79,7 +84,7 @@ final class RequestPlanner {
                     "It fits only on GPUs reserved for the head of the queue, and would run past its reserved start",
                     request.gangSize(), allowed.get(0), null));
         }
-        List<PreemptionCandidate> ranked = evaluation.preemptionPlan(request.id());
+        List<PreemptionCandidate> ranked = victimsFor.apply(allowed);
         for (String pool : allowed) {
             Optional<Attempt> preempt = preemption(snapshot, view, request, pool, ranked, quota.get(pool));
             if (preempt.isPresent()) {

@@ -21,7 +21,7 @@ public record GpuRequestRow(@Id String id, String tenantId, @Nullable String ide
                             @Nullable String priorityClass, boolean preemptible, long ttlSeconds, String state,
                             int priority, @Nullable String leaseId, @Nullable String whyPending, Instant createdAt,
                             Instant updatedAt) {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = new ObjectMapper().registerModule(new com.fasterxml.jackson.datatype.jsr310.JavaTimeModule());
 
     static GpuRequestRow of(GpuRequest r) {
         return new GpuRequestRow(r.id(), r.tenantId(), r.idempotencyKey(), r.kind().name(), r.gpus(), r.milliPerGpu(),

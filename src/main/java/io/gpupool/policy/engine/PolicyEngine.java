@@ -33,6 +33,12 @@ public final class PolicyEngine {
         return evaluate(policy, Scope.ADMISSION, facts.forAdmission(request));
     }
 
+    /** Admission again, with the running leases of {@code pools}: names preemption victims for one request. */
+    public Evaluation preempt(CompiledPolicy policy, SnapshotFacts facts, RequestFact request,
+                              Collection<String> pools) {
+        return evaluate(policy, Scope.ADMISSION, facts.forPreemption(request, pools));
+    }
+
     /** The full sweep: tiering, labels, reclamation, quota, and admission/preemption of pending requests. */
     public Evaluation sweep(CompiledPolicy policy, SnapshotFacts facts, Collection<RequestFact> pending) {
         return evaluate(policy, Scope.SWEEP, facts.forSweep(pending));

@@ -111,6 +111,20 @@ public final class SnapshotFacts {
     }
 
     /** Every fact: devices, leases, pools, tenants, usage and the pending requests. */
+    /**
+     * Admission facts plus the running leases of the pools the request may use: what preemption
+     * rules need to name victims for one request that fits nowhere, without the whole fleet.
+     */
+    public List<Object> forPreemption(RequestFact request, Collection<String> pools) {
+        List<Object> facts = forAdmission(request);
+        for (LeaseFact lease : leases()) {
+            if (pools.contains(lease.poolId())) {
+                facts.add(lease);
+            }
+        }
+        return facts;
+    }
+
     public List<Object> forSweep(Collection<RequestFact> pending) {
         List<Object> facts = new ArrayList<>(devices().size() + leases().size() + 1024);
         facts.addAll(devices());
