@@ -125,4 +125,29 @@ class PolicyEngineTest {
 
         assertThat(results).allSatisfy(r -> assertThat(r).containsExactlyInAnyOrderElementsOf(expected));
     }
+
+    @Test
+    void preemptionPlanTakesTheCheapestVictimsUntilEnoughIsFreedAndGangsWhole() throws Exception {
+        SnapshotFacts full = ScenarioFixture.facts(DefaultPolicy.RUNNER.parse("""
+                given:
+                  pools: [{id: training, tier: TRAINING}]
+                  tenants: [{id: acme}, {id: globex}]
+                  quotas: [{tenant: acme, pool: training, guaranteed: 8, borrowingLimit: 0}]
+                  nodes: [{id: dgx-1, gpus: 8, model: H100, nvlink: true, pool: training}]
+                  leases:
+                    - {id: p10, tenant: globex, pool: training, node: dgx-1, gpus: 2, priority: 10}
+                    - {id: p20-a, tenant: globex, pool: training, node: dgx-1, gpus: 1, priority: 20, gang: g}
+                    - {id: p20-b, tenant: globex, pool: training, node: dgx-1, gpus: 1, priority: 20, gang: g}
+                    - {id: p30, tenant: globex, pool: training, node: dgx-1, gpus: 4, priority: 30}
+                """));
+        RequestFact request = new RequestFact("r", "acme", "TRAINING", 3, 1000, null, List.of(), 0, 1, "high", false, 0);
+
+        Evaluation e = DefaultPolicy.ENGINE.sweep(DefaultPolicy.POLICY, full, List.of(request));
+
+        assertThat(e.preemptionPlan("r")).extracting(c -> c.leaseId()).containsExactly("p10", "p20-a", "p20-b", "p30");
+        assertThat(e.preemptionPlan("r", "training", 3000)).extracting(c -> c.leaseId())
+                .containsExactly("p10", "p20-a", "p20-b");
+        assertThat(e.preemptionPlan("r", "training", 2000)).extracting(c -> c.leaseId()).containsExactly("p10");
+        assertThat(e.preemptionPlan("r", "training", 9000)).isEmpty();
+    }
 }
