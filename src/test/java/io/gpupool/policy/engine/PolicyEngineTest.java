@@ -150,4 +150,27 @@ class PolicyEngineTest {
         assertThat(e.preemptionPlan("r", "training", 2000)).extracting(c -> c.leaseId()).containsExactly("p10");
         assertThat(e.preemptionPlan("r", "training", 9000)).isEmpty();
     }
+
+    @Test
+    void evaluationThatOutrunsItsTimeBudgetStopsAndSaysSo() {
+        CompiledPolicy loop = compile("loop", """
+                package t;
+                import io.gpupool.policy.fact.PoolFact;
+                declare Tick
+                    n : int
+                end
+                rule "Start" when PoolFact( ) then insert(new Tick(0)); end
+                rule "Tick forever" when $t : Tick( ) then insert(new Tick($t.getN() + 1)); end
+                """);
+        PolicyEngine impatient = new PolicyEngine(new EvaluationLimits(Integer.MAX_VALUE / 2, 0, java.time.Duration.ofMillis(50)));
+
+        long start = System.nanoTime();
+        Evaluation e = impatient.sweep(loop, facts, List.of());
+
+        assertThat(e.ok()).isFalse();
+        assertThat(e.quiescent()).isFalse();
+        assertThat(e.errors()).singleElement().extracting(PolicyMessage::text).asString()
+                .startsWith("Evaluation stopped after PT0.05S");
+        assertThat(System.nanoTime() - start).isLessThan(5_000_000_000L);
+    }
 }
