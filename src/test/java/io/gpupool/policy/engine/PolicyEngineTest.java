@@ -94,6 +94,30 @@ class PolicyEngineTest {
     }
 
     @Test
+    void aFailedEvaluationLeavesNothingBehindForTheNextOne() {
+        CompiledPolicy flaky = compile("flaky", """
+                package t;
+                import io.gpupool.policy.fact.DeviceFact;
+                import io.gpupool.policy.fact.RequestFact;
+                global io.gpupool.policy.decision.Decisions decisions;
+                rule "Label every card"
+                when $d : DeviceFact( ) then decisions.label($d, "seen", "X", "x");
+                end
+                rule "Fail when asked to"
+                when $r : RequestFact( requestId == "boom" ) then decisions.quota($r, "p", "NO_SUCH_STATUS", null, "X", "x");
+                end
+                """);
+
+        for (int i = 0; i < 10; i++) {
+            assertThat(DefaultPolicy.ENGINE.sweep(flaky, facts, List.of(RequestFact.whole("boom", "acme", "DEV", 1))).ok())
+                    .isFalse();
+            Evaluation clean = DefaultPolicy.ENGINE.sweep(flaky, facts, List.of());
+            assertThat(clean.ok()).isTrue();
+            assertThat(clean.decisions()).hasSize(10);
+        }
+    }
+
+    @Test
     void rejectionOverridesAnAdmissionWhateverTheFiringOrder() {
         CompiledPolicy both = compile("both", """
                 package t;
