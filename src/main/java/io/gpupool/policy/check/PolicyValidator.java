@@ -6,24 +6,30 @@ import io.gpupool.policy.engine.PolicyEngine;
 import io.gpupool.policy.engine.PolicyMessage;
 import io.gpupool.policy.engine.PolicyMessage.Severity;
 import io.gpupool.policy.engine.PolicyMessage.Stage;
+import io.gpupool.policy.engine.CompiledPolicy;
 import io.gpupool.policy.ruleset.RuleSet;
+import io.gpupool.policy.ruleset.RuleSetFiles;
 import io.gpupool.policy.scenario.PolicyTestReport;
 import io.gpupool.policy.scenario.ScenarioResult;
 import io.gpupool.policy.scenario.ScenarioRunner;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * The gate an uploaded rule set passes before it can be activated: lint, compile, then run its
  * own policy tests through the bounded engine (a rule set that loops fails here, not in
- * production). Every message of every stage is returned, not just the first.
+ * production). The pools and requests of the default set's tests are evaluated too, without their
+ * expectations, so a rule set that ships few tests is still exercised on a varied fleet. Every
+ * message of every stage is returned, not just the first.
  */
 public final class PolicyValidator {
     private final RuleSetLinter linter;
     private final PolicyCompiler compiler;
     private final ScenarioRunner runner;
+    private static volatile Map<String, String> shippedFixtures;
 
     public PolicyValidator(PolicyEngine engine) {
         this(new RuleSetLinter(), new PolicyCompiler(), new ScenarioRunner(engine));
@@ -42,14 +48,15 @@ public final class PolicyValidator {
         }
         List<PolicyMessage> lint = linter.lint(ruleSet);
         messages.addAll(lint);
-        if (lint.stream().anyMatch(PolicyMessage::isError)) {
-            // Never compile-and-run text the linter refused: its tests would execute that code
-            // (System.exit, I/O) inside the service. No compiled policy, so no dry-run either.
-            return new ValidationReport(messages, Optional.empty(), Optional.empty());
-        }
         Compilation compilation = compiler.compile(ruleSet);
         messages.addAll(compilation.messages());
         if (compilation.policy().isEmpty()) {
+            return new ValidationReport(messages, Optional.empty(), Optional.empty());
+        }
+        if (lint.stream().anyMatch(PolicyMessage::isError)) {
+            // Never run code the linter rejected, not even in a test.
+            messages.add(new PolicyMessage(Stage.TEST, Severity.INFO, null, 0, 0,
+                    "Policy tests not run: fix the lint errors first"));
             return new ValidationReport(messages, Optional.empty(), Optional.empty());
         }
         if (ruleSet.testFiles().isEmpty()) {
@@ -62,10 +69,21 @@ public final class PolicyValidator {
             r.failures().stream().filter(f -> !r.evaluationErrors().contains(f)).forEach(f ->
                     messages.add(PolicyMessage.error(Stage.TEST, r.file(), 0, 0, r.name() + ": " + f)));
         }
+        smokeOnShippedFixtures(compilation.policy().get(), messages);
         if (!tests.coverage().neverFired().isEmpty()) {
             messages.add(new PolicyMessage(Stage.TEST, Severity.WARNING, null, 0, 0,
                     "Rules no policy test fires: " + tests.coverage().neverFired()));
         }
         return new ValidationReport(messages, compilation.policy(), Optional.of(tests));
+    }
+
+    private void smokeOnShippedFixtures(CompiledPolicy policy, List<PolicyMessage> messages) {
+        Map<String, String> fixtures = shippedFixtures;
+        if (fixtures == null) {
+            fixtures = RuleSetFiles.defaultRuleSet().testFiles();
+            shippedFixtures = fixtures;
+        }
+        fixtures.forEach((file, text) -> runner.smoke(policy, text).forEach(error -> messages.add(
+                PolicyMessage.error(Stage.EVALUATION, "(shipped fixture) " + file, 0, 0, error))));
     }
 }

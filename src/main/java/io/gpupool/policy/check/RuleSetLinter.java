@@ -27,6 +27,8 @@ public final class RuleSetLinter {
     private static final Pattern IMPORT = Pattern.compile("(?m)^[ \\t]*import[ \\t]+(?:static[ \\t]+|function[ \\t]+)?([\\w.*]+)");
     private static final Pattern GLOBAL = Pattern.compile("(?m)^[ \\t]*global[ \\t]+([\\w.]+)");
     private static final Pattern PACKAGE = Pattern.compile("(?m)^[ \\t]*package[ \\t]+[\\w.]+");
+    private static final Pattern CHOREOGRAPHY = Pattern.compile(
+            "(?m)^[ \\t]*(salience|agenda-group|ruleflow-group|activation-group|auto-focus|lock-on-active)\\b");
     private static final Map<Pattern, String> FORBIDDEN = forbidden();
 
     public List<PolicyMessage> lint(RuleSet ruleSet) {
@@ -41,6 +43,11 @@ public final class RuleSetLinter {
                 while (m.find()) {
                     messages.add(at(Severity.ERROR, file, text, m.start(), f.getValue() + ": '" + m.group() + "'"));
                 }
+            }
+            Matcher choreography = CHOREOGRAPHY.matcher(text);
+            while (choreography.find()) {
+                messages.add(at(Severity.WARNING, file, text, choreography.start(1), "'" + choreography.group(1)
+                        + "': order rules from data (classify, then decide), not agenda choreography"));
             }
             if (!PACKAGE.matcher(text).find()) {
                 messages.add(new PolicyMessage(Stage.LINT, Severity.WARNING, file, 1, 1, "No package declaration"));

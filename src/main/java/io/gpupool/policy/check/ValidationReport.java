@@ -11,8 +11,9 @@ import java.util.Optional;
 /**
  * Everything the validation pipeline found about an uploaded rule set. {@code valid} means no
  * ERROR at any stage: it compiled, passed lint, every policy test reached quiescence and passed.
- * Only a valid rule set may be activated; {@code policy} is present whenever it compiled, so a
- * dry-run can still show what an invalid draft would do.
+ * Only a valid rule set may be activated; {@code policy} is present whenever it compiled and
+ * passed lint (failing tests do not hide it), so a dry-run can still show what a draft with
+ * failing tests would do — code the linter rejected is never handed out to run.
  */
 public record ValidationReport(List<PolicyMessage> messages, @JsonIgnore Optional<CompiledPolicy> policy,
                                Optional<PolicyTestReport> tests) {

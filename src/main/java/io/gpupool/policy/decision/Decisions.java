@@ -95,7 +95,7 @@ public final class Decisions {
 
     public void preempt(RequestFact request, LeaseFact victim, long orderKey, String reasonCode, String message) {
         record(new PreemptionCandidate(request.requestId(), victim.leaseId(), victim.poolId(), victim.tenantId(),
-                victim.gangId(), orderKey, currentRule, policyVersion, reasonCode, message));
+                victim.gangId(), victim.gpuMilli(), orderKey, currentRule, policyVersion, reasonCode, message));
     }
 
     public void reclaim(LeaseFact lease, String cause, long order, String reasonCode, String message) {

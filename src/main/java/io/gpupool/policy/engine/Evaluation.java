@@ -68,6 +68,32 @@ public record Evaluation(String policyVersion, Scope scope, List<Decision> decis
                 .toList();
     }
 
+    /**
+     * The shortest prefix of the request's plan in one pool that frees {@code neededMilli} (after
+     * the pool's own free capacity), taking a gang's leases together; empty when even every
+     * candidate would not free enough — preempting then would only destroy work.
+     */
+    public List<PreemptionCandidate> preemptionPlan(String requestId, String poolId, long neededMilli) {
+        List<PreemptionCandidate> inPool = preemptionPlan(requestId).stream()
+                .filter(c -> c.poolId().equals(poolId)).toList();
+        List<PreemptionCandidate> chosen = new java.util.ArrayList<>();
+        java.util.Set<String> gangsTaken = new java.util.HashSet<>();
+        long freed = 0;
+        for (PreemptionCandidate c : inPool) {
+            if (freed >= neededMilli) {
+                break;
+            }
+            if (c.gangId() != null && !gangsTaken.add(c.gangId())) {
+                continue;
+            }
+            List<PreemptionCandidate> group = c.gangId() == null ? List.of(c)
+                    : inPool.stream().filter(o -> c.gangId().equals(o.gangId())).toList();
+            chosen.addAll(group);
+            freed += group.stream().mapToLong(PreemptionCandidate::gpuMilli).sum();
+        }
+        return freed >= neededMilli ? chosen : List.of();
+    }
+
     /** Leases to reclaim, one per lease (lowest order kept), in reclaim order. */
     public List<ReclaimOrder> reclaimPlan() {
         Map<String, ReclaimOrder> byLease = new LinkedHashMap<>();

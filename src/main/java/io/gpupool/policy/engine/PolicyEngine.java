@@ -74,7 +74,12 @@ public final class PolicyEngine {
             errors.add(error("Rule failed: " + rootMessage(e)));
         } finally {
             session.removeEventListener(log);
-            session.dispose();
+            if (errors.isEmpty()) {
+                session.dispose();
+            } else {
+                // A session that failed or was halted mid-fire is not trusted back into the pool.
+                session.destroy();
+            }
         }
         return new Evaluation(policy.version(), scope, decisions.recorded(), log.firings(), log.total(), quiescent,
                 errors, System.nanoTime() - start);

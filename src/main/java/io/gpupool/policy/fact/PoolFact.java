@@ -5,11 +5,13 @@ import java.util.Map;
 /**
  * A pool summarised for rules: capacity and free milli-GPU over its schedulable devices, also per
  * card model, and the largest card memory it has. {@code tier} is the tier name (CRITICAL_RESERVED,
- * TRAINING, DEV_SHARED, ELASTIC).
+ * TRAINING, DEV_SHARED, ELASTIC). {@code lendableMilli} is what borrowers may still take: every
+ * organisation's idle guarantee up to its lending limit, plus capacity no organisation is
+ * guaranteed, minus what is already borrowed (never negative).
  */
 public record PoolFact(String poolId, String name, String tier, boolean sharingAllowed, int deviceCount,
                        long capacityMilli, long freeMilli, Map<String, Long> capacityMilliByModel,
-                       Map<String, Long> freeMilliByModel, long maxMemoryMib) {
+                       Map<String, Long> freeMilliByModel, long maxMemoryMib, long lendableMilli) {
     public PoolFact {
         capacityMilliByModel = capacityMilliByModel == null ? Map.of() : Map.copyOf(capacityMilliByModel);
         freeMilliByModel = freeMilliByModel == null ? Map.of() : Map.copyOf(freeMilliByModel);

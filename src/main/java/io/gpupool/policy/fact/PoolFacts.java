@@ -14,7 +14,8 @@ final class PoolFacts {
     private PoolFacts() {
     }
 
-    static List<PoolFact> summarise(PoolSnapshot snapshot) {
+    static List<PoolFact> summarise(PoolSnapshot snapshot, Map<String, TenantFact> tenants,
+                                    Map<String, List<TenantUsageFact>> usageByTenant) {
         Map<String, Totals> byPool = new HashMap<>();
         for (Device d : snapshot.devices().values()) {
             if (d.poolId() == null || !d.health().schedulable()) {
@@ -32,9 +33,31 @@ final class PoolFacts {
         for (Pool p : snapshot.pools().values()) {
             Totals t = byPool.getOrDefault(p.id(), new Totals());
             facts.add(new PoolFact(p.id(), p.name(), p.tier().name(), p.sharingAllowed(), t.devices, t.capacity,
-                    t.free, t.capacityByModel, t.freeByModel, t.maxMemory));
+                    t.free, t.capacityByModel, t.freeByModel, t.maxMemory,
+                    lendable(p.id(), t.capacity, tenants, usageByTenant)));
         }
         return List.copyOf(facts);
+    }
+
+    /** Organisations lend; teams' guarantees are carved out of their org's, so counting them would double it. */
+    private static long lendable(String poolId, long capacity, Map<String, TenantFact> tenants,
+                                 Map<String, List<TenantUsageFact>> usageByTenant) {
+        long lendable = 0;
+        long guaranteedToOrgs = 0;
+        long borrowed = 0;
+        for (TenantFact tenant : tenants.values()) {
+            for (TenantUsageFact u : usageByTenant.getOrDefault(tenant.tenantId(), List.of())) {
+                if (!u.poolId().equals(poolId) || !u.isAnyModel()) {
+                    continue;
+                }
+                borrowed += u.borrowedMilli();
+                if (tenant.isOrganisation()) {
+                    lendable += u.lendableMilli();
+                    guaranteedToOrgs += u.guaranteedMilli();
+                }
+            }
+        }
+        return Math.max(0, lendable + Math.max(0, capacity - guaranteedToOrgs) - borrowed);
     }
 
     private static final class Totals {

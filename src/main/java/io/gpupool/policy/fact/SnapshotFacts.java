@@ -35,9 +35,9 @@ public final class SnapshotFacts {
         this.now = now;
         this.samplesByLease = samplesByLease;
         this.window = window;
-        this.pools = PoolFacts.summarise(snapshot);
         this.tenants = TenantFacts.resolve(snapshot);
         this.usageByTenant = TenantFacts.usage(snapshot, tenants);
+        this.pools = PoolFacts.summarise(snapshot, tenants, usageByTenant);
     }
 
     /** Facts at the snapshot's own instant, without usage samples. */

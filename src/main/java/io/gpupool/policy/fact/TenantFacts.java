@@ -34,13 +34,13 @@ final class TenantFacts {
 
     /** Rows per tenant: one all-models row per pool, plus one per model-specific quota. */
     static Map<String, List<TenantUsageFact>> usage(PoolSnapshot snapshot, Map<String, TenantFact> tenants) {
-        Map<String, Long> used = new HashMap<>();
-        Map<String, Long> borrowed = new HashMap<>();
+        Map<Key, Long> used = new HashMap<>();
+        Map<Key, Long> borrowed = new HashMap<>();
         for (Lease lease : snapshot.leases().values()) {
             for (DeviceShare share : lease.shares()) {
                 String model = SnapshotFacts.modelOf(snapshot, share.deviceId());
                 for (String m : new String[]{Quota.ANY_MODEL, model}) {
-                    String key = key(lease.tenantId(), lease.poolId(), m);
+                    Key key = new Key(lease.tenantId(), lease.poolId(), m);
                     used.merge(key, (long) share.milli(), Long::sum);
                     if (lease.borrowed()) {
                         borrowed.merge(key, (long) share.milli(), Long::sum);
@@ -48,13 +48,13 @@ final class TenantFacts {
                 }
             }
         }
-        Map<String, Long> subtree = new HashMap<>(used);
-        for (Map.Entry<String, Long> e : used.entrySet()) {
-            String[] parts = e.getKey().split("/", 3);
-            TenantFact t = tenants.get(parts[0]);
+        Map<Key, Long> subtree = new HashMap<>(used);
+        for (Map.Entry<Key, Long> e : used.entrySet()) {
+            Key k = e.getKey();
+            TenantFact t = tenants.get(k.tenant());
             if (t != null) {
                 for (String ancestor : t.ancestors()) {
-                    subtree.merge(key(ancestor, parts[1], parts[2]), e.getValue(), Long::sum);
+                    subtree.merge(new Key(ancestor, k.pool(), k.model()), e.getValue(), Long::sum);
                 }
             }
         }
@@ -77,9 +77,9 @@ final class TenantFacts {
     }
 
     private static TenantUsageFact row(TenantFact t, String poolId, String model, PoolSnapshot snapshot,
-                                       Map<String, Long> used, Map<String, Long> borrowed, Map<String, Long> subtree) {
-        Quota q = snapshot.quotas().get(t.tenantId() + "/" + poolId + "/" + model);
-        String key = key(t.tenantId(), poolId, model);
+                                       Map<Key, Long> used, Map<Key, Long> borrowed, Map<Key, Long> subtree) {
+        Quota q = snapshot.quotas().get(new Quota(t.tenantId(), poolId, model, 0, 0, 0).key());
+        Key key = new Key(t.tenantId(), poolId, model);
         return new TenantUsageFact(t.tenantId(), t.orgId(), poolId, model,
                 q == null ? 0 : SnapshotFacts.milli(q.guaranteedGpus()),
                 q == null ? 0 : SnapshotFacts.milli(q.borrowingLimit()),
@@ -87,7 +87,6 @@ final class TenantFacts {
                 used.getOrDefault(key, 0L), borrowed.getOrDefault(key, 0L), subtree.getOrDefault(key, 0L));
     }
 
-    private static String key(String tenant, String pool, String model) {
-        return tenant + "/" + pool + "/" + model;
+    private record Key(String tenant, String pool, String model) {
     }
 }

@@ -27,6 +27,11 @@ public record TenantUsageFact(String tenantId, String orgId, String poolId, Stri
         return Math.max(0, borrowingLimitMilli - borrowedMilli);
     }
 
+    /** Idle guarantee this tenant lets others borrow: its unused guarantee, capped by its lending limit. */
+    public long lendableMilli() {
+        return Math.min(lendingLimitMilli, Math.max(0, headroomMilli()));
+    }
+
     public boolean isAnyModel() {
         return ANY_MODEL.equals(model);
     }

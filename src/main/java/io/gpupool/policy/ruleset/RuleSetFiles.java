@@ -38,13 +38,20 @@ public final class RuleSetFiles {
         try {
             URI uri = url.toURI();
             if ("jar".equals(uri.getScheme())) {
-                try (FileSystem jar = FileSystems.newFileSystem(uri, Map.of())) {
-                    return fromDirectory(jar.getPath(location), version);
-                }
+                return fromJar(uri, location, version);
             }
             return fromDirectory(Path.of(uri), version);
         } catch (URISyntaxException | IOException e) {
             throw new IllegalStateException("Cannot read rule set at " + url, e);
+        }
+    }
+
+    /** Reads inside a jar; the zip file system may already be open (another reader), then it is reused. */
+    private static RuleSet fromJar(URI uri, String location, String version) throws IOException {
+        try (FileSystem jar = FileSystems.newFileSystem(uri, Map.of())) {
+            return fromDirectory(jar.getPath(location), version);
+        } catch (java.nio.file.FileSystemAlreadyExistsException open) {
+            return fromDirectory(FileSystems.getFileSystem(uri).getPath(location), version);
         }
     }
 

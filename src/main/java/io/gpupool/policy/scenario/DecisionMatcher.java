@@ -103,6 +103,7 @@ final class DecisionMatcher {
         Map<String, Object> copy = new LinkedHashMap<>(fields);
         copy.remove("policyVersion");
         copy.remove("message");
+        copy.remove("type");
         return copy.toString();
     }
 

@@ -104,18 +104,22 @@ public final class ScenarioFixture {
     private static Lease lease(LeaseSpec l, List<Device> nodeDevices, Map<String, Integer> used, Instant now) {
         int milli = l.milli() == null ? DeviceShare.WHOLE : l.milli();
         List<DeviceShare> shares = new ArrayList<>();
+        int wanted = l.cards() != null ? l.cards().size() : l.gpus();
         for (Device d : nodeDevices) {
-            if (shares.size() == l.gpus()) {
+            if (shares.size() == wanted) {
                 break;
+            }
+            if (l.cards() != null && !l.cards().contains(d.index())) {
+                continue;
             }
             if (used.getOrDefault(d.id(), 0) + milli <= DeviceShare.WHOLE) {
                 used.merge(d.id(), milli, Integer::sum);
                 shares.add(new DeviceShare(d.id(), milli, null));
             }
         }
-        if (shares.size() < l.gpus()) {
+        if (shares.size() < wanted) {
             throw new IllegalArgumentException("Lease " + l.id() + ": node " + l.node() + " has no room for "
-                    + l.gpus() + " × " + milli + " milli-GPU");
+                    + wanted + " × " + milli + " milli-GPU" + (l.cards() == null ? "" : " on cards " + l.cards()));
         }
         Instant created = now.minus(l.runtime() == null ? Duration.ofHours(1) : l.runtime());
         Instant heartbeat = now.minus(l.heartbeat() == null ? Duration.ofSeconds(10) : l.heartbeat());

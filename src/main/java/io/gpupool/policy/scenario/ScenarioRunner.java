@@ -57,6 +57,20 @@ public final class ScenarioRunner {
         return new PolicyTestReport(results, new RuleCoverage(fired, never));
     }
 
+    /**
+     * Evaluates the scenario's pool and requests and ignores its expectations: a smoke run that
+     * only asks "does this policy evaluate cleanly here?". Returns the evaluation errors.
+     */
+    public List<String> smoke(CompiledPolicy policy, String text) {
+        try {
+            ScenarioSpec spec = parse(text);
+            return new ArrayList<>(run(policy, "smoke", "smoke", new ScenarioSpec(spec.name(), spec.mode(), spec.now(),
+                    spec.given(), spec.requests(), null, null)).evaluationErrors());
+        } catch (java.io.IOException | RuntimeException e) {
+            return List.of();
+        }
+    }
+
     public ScenarioResult run(CompiledPolicy policy, String file, String text) {
         ScenarioSpec spec;
         try {

@@ -44,11 +44,13 @@ public record ScenarioSpec(String name, String mode, Instant now, Given given, L
     }
 
     /**
-     * A lease on the first cards of {@code node} with room for {@code milli} each. {@code runtime}
+     * A lease on the first cards of {@code node} with room for {@code milli} each, or on the card
+     * indexes listed in {@code cards}. {@code runtime}
      * and {@code heartbeat} are ages, {@code ttl} the time left (negative: expired);
      * {@code utilisation} is the busy level and {@code idle} how long samples have been zero.
      */
-    public record LeaseSpec(String id, String tenant, String pool, String kind, String node, int gpus, Integer milli,
+    public record LeaseSpec(String id, String tenant, String pool, String kind, String node, int gpus, List<Integer> cards,
+                            Integer milli,
                             Integer priority, Boolean preemptible, Boolean borrowed, String gang, Duration runtime,
                             Duration heartbeat, Duration ttl, Double utilisation, Duration idle) {
     }

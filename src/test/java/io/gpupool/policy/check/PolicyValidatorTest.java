@@ -91,6 +91,34 @@ class PolicyValidatorTest {
     }
 
     @Test
+    void ruleThatFailsOnlyOnFleetsItsOwnTestsDoNotCoverIsCaughtOnTheShippedFixtures() {
+        Map<String, String> files = new HashMap<>();
+        files.put("reclamation/r.drl", """
+                package io.gpupool.rules.reclamation;
+                import io.gpupool.policy.fact.LeaseFact;
+                global io.gpupool.policy.decision.Decisions decisions;
+
+                rule "Expired lease is reclaimed"
+                when
+                    $l : LeaseFact( expired )
+                then
+                    decisions.reclaim($l, "EXPIRED", 0L, "TTL", "misspelt cause");
+                end
+                """);
+        files.put("tests/reclamation-nothing-expires.yaml", "given: {pools: [{id: p, tier: ELASTIC}]}\n");
+
+        ValidationReport report = validator.validate(RuleSet.draft(files));
+
+        assertThat(report.tests().orElseThrow().allPassed()).isTrue();
+        assertThat(report.valid()).isFalse();
+        assertThat(report.errors()).anySatisfy(m -> {
+            assertThat(m.stage()).isEqualTo(Stage.EVALUATION);
+            assertThat(m.file()).startsWith("(shipped fixture) tests/reclamation-");
+            assertThat(m.text()).contains("Expired lease is reclaimed").contains("EXPIRED");
+        });
+    }
+
+    @Test
     void failingPolicyTestMakesTheRuleSetInvalidAndNamesTheTest() {
         Map<String, String> files = new HashMap<>(DefaultPolicy.RULE_SET.files());
         files.put("tests/tiering-wrong.yaml", """
@@ -124,6 +152,8 @@ class PolicyValidatorTest {
                 end
                 """)));
 
+        assertThat(report.tests()).as("code the linter rejected is never run").isEmpty();
+        assertThat(report.policy()).as("nor handed out for a dry-run").isEmpty();
         assertThat(report.errors()).extracting(PolicyMessage::stage).contains(Stage.LINT);
         assertThat(report.errors()).filteredOn(m -> m.stage() == Stage.LINT)
                 .extracting(PolicyMessage::line).containsExactlyInAnyOrder(2, 2, 7);

@@ -96,4 +96,15 @@ class RuleSetLinterTest {
         assertThat(linter.lint(RuleSet.draft(Map.of("a.drl", text))))
                 .singleElement().satisfies(m -> assertThat(m.severity()).isEqualTo(PolicyMessage.Severity.WARNING));
     }
+
+    @Test
+    void salienceIsAWarningPointingToOrderFromData() {
+        String text = rule("A", "").replace("when\n", "    salience 10\nwhen\n");
+
+        assertThat(linter.lint(RuleSet.draft(Map.of("a.drl", text)))).singleElement().satisfies(m -> {
+            assertThat(m.severity()).isEqualTo(PolicyMessage.Severity.WARNING);
+            assertThat(m.text()).startsWith("'salience': order rules from data");
+            assertThat(m.line()).isEqualTo(5);
+        });
+    }
 }

@@ -94,6 +94,30 @@ class PolicyEngineTest {
     }
 
     @Test
+    void aFailedEvaluationLeavesNothingBehindForTheNextOne() {
+        CompiledPolicy flaky = compile("flaky", """
+                package t;
+                import io.gpupool.policy.fact.DeviceFact;
+                import io.gpupool.policy.fact.RequestFact;
+                global io.gpupool.policy.decision.Decisions decisions;
+                rule "Label every card"
+                when $d : DeviceFact( ) then decisions.label($d, "seen", "X", "x");
+                end
+                rule "Fail when asked to"
+                when $r : RequestFact( requestId == "boom" ) then decisions.quota($r, "p", "NO_SUCH_STATUS", null, "X", "x");
+                end
+                """);
+
+        for (int i = 0; i < 10; i++) {
+            assertThat(DefaultPolicy.ENGINE.sweep(flaky, facts, List.of(RequestFact.whole("boom", "acme", "DEV", 1))).ok())
+                    .isFalse();
+            Evaluation clean = DefaultPolicy.ENGINE.sweep(flaky, facts, List.of());
+            assertThat(clean.ok()).isTrue();
+            assertThat(clean.decisions()).hasSize(10);
+        }
+    }
+
+    @Test
     void rejectionOverridesAnAdmissionWhateverTheFiringOrder() {
         CompiledPolicy both = compile("both", """
                 package t;
@@ -124,5 +148,53 @@ class PolicyEngineTest {
                 .toList();
 
         assertThat(results).allSatisfy(r -> assertThat(r).containsExactlyInAnyOrderElementsOf(expected));
+    }
+
+    @Test
+    void preemptionPlanTakesTheCheapestVictimsUntilEnoughIsFreedAndGangsWhole() throws Exception {
+        SnapshotFacts full = ScenarioFixture.facts(DefaultPolicy.RUNNER.parse("""
+                given:
+                  pools: [{id: training, tier: TRAINING}]
+                  tenants: [{id: acme}, {id: globex}]
+                  quotas: [{tenant: acme, pool: training, guaranteed: 8, borrowingLimit: 0}]
+                  nodes: [{id: dgx-1, gpus: 8, model: H100, nvlink: true, pool: training}]
+                  leases:
+                    - {id: p10, tenant: globex, pool: training, node: dgx-1, gpus: 2, priority: 10}
+                    - {id: p20-a, tenant: globex, pool: training, node: dgx-1, gpus: 1, priority: 20, gang: g}
+                    - {id: p20-b, tenant: globex, pool: training, node: dgx-1, gpus: 1, priority: 20, gang: g}
+                    - {id: p30, tenant: globex, pool: training, node: dgx-1, gpus: 4, priority: 30}
+                """));
+        RequestFact request = new RequestFact("r", "acme", "TRAINING", 3, 1000, null, List.of(), 0, 1, "high", false, 0);
+
+        Evaluation e = DefaultPolicy.ENGINE.sweep(DefaultPolicy.POLICY, full, List.of(request));
+
+        assertThat(e.preemptionPlan("r")).extracting(c -> c.leaseId()).containsExactly("p10", "p20-a", "p20-b", "p30");
+        assertThat(e.preemptionPlan("r", "training", 3000)).extracting(c -> c.leaseId())
+                .containsExactly("p10", "p20-a", "p20-b");
+        assertThat(e.preemptionPlan("r", "training", 2000)).extracting(c -> c.leaseId()).containsExactly("p10");
+        assertThat(e.preemptionPlan("r", "training", 9000)).isEmpty();
+    }
+
+    @Test
+    void evaluationThatOutrunsItsTimeBudgetStopsAndSaysSo() {
+        CompiledPolicy loop = compile("loop", """
+                package t;
+                import io.gpupool.policy.fact.PoolFact;
+                declare Tick
+                    n : int
+                end
+                rule "Start" when PoolFact( ) then insert(new Tick(0)); end
+                rule "Tick forever" when $t : Tick( ) then insert(new Tick($t.getN() + 1)); end
+                """);
+        PolicyEngine impatient = new PolicyEngine(new EvaluationLimits(Integer.MAX_VALUE / 2, 0, java.time.Duration.ofMillis(50)));
+
+        long start = System.nanoTime();
+        Evaluation e = impatient.sweep(loop, facts, List.of());
+
+        assertThat(e.ok()).isFalse();
+        assertThat(e.quiescent()).isFalse();
+        assertThat(e.errors()).singleElement().extracting(PolicyMessage::text).asString()
+                .startsWith("Evaluation stopped after PT0.05S");
+        assertThat(System.nanoTime() - start).isLessThan(5_000_000_000L);
     }
 }

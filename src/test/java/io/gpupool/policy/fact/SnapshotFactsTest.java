@@ -76,6 +76,16 @@ class SnapshotFactsTest {
     }
 
     @Test
+    void lendableCapacityIsTheOrgsIdleGuaranteeMinusWhatIsAlreadyBorrowed() {
+        PoolFact training = facts.pools().get(0);
+
+        // acme: guarantee 8 GPUs, its teams use 5 → 3 idle (lending limit 8); no unguaranteed
+        // capacity (7 healthy cards < 8 guaranteed); 1 GPU already borrowed.
+        assertThat(training.lendableMilli()).isEqualTo(2000);
+        assertThat(usage("acme").lendableMilli()).isEqualTo(3000);
+    }
+
+    @Test
     void idleTimeAndWindowUtilisationComeFromTheSamples() {
         assertThat(lease("v1").idleSeconds()).isEqualTo(90 * 60);
         assertThat(lease("v1").utilisation()).isZero();

@@ -79,4 +79,23 @@ class ScenarioRunnerTest {
         assertThat(result.firedRules()).contains("Eight-way NVLink H100 node serves training",
                 "GPU in an NVLink domain is labelled nvlink");
     }
+
+    @Test
+    void leaseCanBePinnedToNamedCardsSoABrokenCardIsEasyToReach() {
+        ScenarioResult result = DefaultPolicy.RUNNER.run(DefaultPolicy.POLICY, "tests/pinned.yaml", """
+                given:
+                  pools: [{id: training, tier: TRAINING}]
+                  tenants: [{id: acme}]
+                  nodes: [{id: dgx-1, gpus: 8, model: H100, nvlink: true, pool: training, unhealthy: [7]}]
+                  leases:
+                    - {id: healthy, tenant: acme, pool: training, node: dgx-1, gpus: 1, utilisation: 0.9}
+                    - {id: on-card-7, tenant: acme, pool: training, node: dgx-1, gpus: 1, cards: [7], utilisation: 0.9}
+                expect:
+                  - {type: ReclaimOrder, leaseId: on-card-7, cause: UNHEALTHY_DEVICE}
+                absent:
+                  - {type: ReclaimOrder, leaseId: healthy}
+                """);
+
+        assertThat(result.passed()).as(result.toString()).isTrue();
+    }
 }
