@@ -84,7 +84,7 @@ final class RequestDecider {
             save(store, next, placed, isNew);
             List<String> rules = names(eval.admissionOf(request.id()).orElse(null), priority, p.quota());
             log(store, DecisionAction.ADMIT, placed, lease.id(), rules, version, borrowed ? "PLACED_BORROWED" : "PLACED",
-                    "Placed in pool " + p.pool() + " on " + p.plan().members() + " by " + p.plan().strategy()
+                    "Placed in pool " + p.pool() + " on " + describe(p.plan()) + " by " + p.plan().strategy()
                             + (borrowed ? "; borrowed beyond guarantee" : ""), now);
             return new Outcome(placed, lease, Outcome.PLACED, 0);
         }
@@ -121,6 +121,14 @@ final class RequestDecider {
         }
         int position = QueueOrder.position(before, queued);
         return new Outcome(changed ? queued : request, null, Outcome.QUEUED, position);
+    }
+
+    /** "node-a: 8 GPUs, node-b: 8 GPUs" or "node-c: 1 GPU × 250 milli" for people reading the log. */
+    private static String describe(io.gpupool.allocator.PlacementPlan plan) {
+        return plan.members().stream().map(m -> m.nodeId() + ": " + m.gpuCount() + (m.gpuCount() == 1 ? " GPU" : " GPUs")
+                + (m.migProfile() != null ? " (MIG " + m.migProfile() + ")"
+                : m.milliPerGpu() < 1000 ? " × " + m.milliPerGpu() + " milli" : ""))
+                .reduce((a, b) -> a + ", " + b).orElse("nothing");
     }
 
     private static WhyPending stripTime(WhyPending w) {

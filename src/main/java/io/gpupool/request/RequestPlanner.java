@@ -1,6 +1,7 @@
 package io.gpupool.request;
 
 import io.gpupool.allocator.CapacityView;
+import io.gpupool.allocator.Constraint;
 import io.gpupool.allocator.NoFitReason;
 import io.gpupool.allocator.PlacementPlan;
 import io.gpupool.allocator.PlacementRequest;
@@ -93,8 +94,17 @@ final class RequestPlanner {
         }
         String first = allowed.get(0);
         NoFitReason reason = allocators.forPool(pool(snapshot, first)).explain(view, placement(request, first));
-        return new Attempt.Pending(new WhyPending(WhyPending.CAPACITY, null, "NO_FIT_" + reason.dominant().name(),
-                reason.message(), reason.largestGangNow(), first, null));
+        String overQuota = pools.stream().filter(p -> !allowed.contains(p))
+                .map(p -> p + " is over quota (" + quota.get(p).ruleName() + ")").reduce((a, b) -> a + "; " + b)
+                .map(s -> s + "; ").orElse("");
+        return new Attempt.Pending(new WhyPending(WhyPending.CAPACITY, null, "NO_FIT_" + blocking(reason).name(),
+                overQuota + first + ": " + reason.message(), reason.largestGangNow(), first, null));
+    }
+
+    /** The constraint that ruled out most nodes of the pool itself (nodes outside the pool say nothing). */
+    private static Constraint blocking(NoFitReason reason) {
+        return reason.eliminatedNodes().entrySet().stream().filter(e -> e.getKey() != Constraint.POOL)
+                .max(java.util.Map.Entry.comparingByValue()).map(java.util.Map.Entry::getKey).orElse(Constraint.POOL);
     }
 
     private Optional<Attempt> preemption(PoolSnapshot snapshot, CapacityView view, GpuRequest request, String pool,

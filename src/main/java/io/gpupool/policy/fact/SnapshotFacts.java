@@ -112,11 +112,14 @@ public final class SnapshotFacts {
 
     /** Every fact: devices, leases, pools, tenants, usage and the pending requests. */
     /**
-     * Admission facts plus the running leases of the pools the request may use: what preemption
-     * rules need to name victims for one request that fits nowhere, without the whole fleet.
+     * Admission facts restricted to the pools the request may still use, plus their running
+     * leases: what preemption rules need to name victims for one request, without the whole fleet.
      */
     public List<Object> forPreemption(RequestFact request, Collection<String> pools) {
+        // Only the pools the request could still be placed in: a pool it may not use (over quota,
+        // or excluded by the caller) must neither host victims nor count as "has room".
         List<Object> facts = forAdmission(request);
+        facts.removeIf(f -> f instanceof PoolFact p && !pools.contains(p.poolId()));
         for (LeaseFact lease : leases()) {
             if (pools.contains(lease.poolId())) {
                 facts.add(lease);
