@@ -20,7 +20,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -80,7 +79,7 @@ public class AllocationService {
                     Boolean.TRUE.equals(in.topologyRequired()), in.pool(), in.priorityClass(),
                     !Boolean.FALSE.equals(in.preemptible()), in.ttlSeconds() == null ? 0 : in.ttlSeconds(),
                     RequestState.QUEUED, 0, null, null, now, now);
-            return decider.decide(before, next, store, request, true, Set.of(), now);
+            return decider.decide(before, next, store, request, true, backfill.current(before, now), now);
         });
     }
 
@@ -132,25 +131,18 @@ public class AllocationService {
      */
     public int retryQueues() {
         int placed = 0;
-        Backfill.Reservation reservation = Backfill.Reservation.NONE;
         for (GpuRequest queued : QueueOrder.ordered(workingSet.current())) {
             Instant now = clock.instant();
             if (queued.whyPending() != null && queued.whyPending().until() != null && queued.whyPending().until().isAfter(now)) {
                 continue; // its victims are still in their grace period
             }
-            Set<String> reserved = reservation.blocks(queued, now) ? reservation.gpus() : Set.of();
             Outcome outcome = workingSet.write((before, next, store) -> {
                 GpuRequest current = before.queued().get(queued.id());
-                return current == null ? null : decider.decide(before, next, store, current, false, reserved, now);
+                return current == null ? null
+                        : decider.decide(before, next, store, current, false, backfill.current(before, now), now);
             });
-            if (outcome == null) {
-                continue;
-            }
-            if (outcome.status() == Outcome.PLACED) {
+            if (outcome != null && outcome.status() == Outcome.PLACED) {
                 placed++;
-            } else if (reservation == Backfill.Reservation.NONE && outcome.status() == Outcome.QUEUED
-                    && WhyPending.CAPACITY.equals(outcome.request().whyPending().blockedBy())) {
-                reservation = backfill.reserve(workingSet.current(), outcome.request(), now);
             }
         }
         return placed;

@@ -25,19 +25,35 @@ import java.util.Set;
  */
 final class Backfill {
     private final Allocators allocators;
+    private long cachedVersion = -1;
+    private Reservation cached = Reservation.NONE;
 
     Backfill(Allocators allocators) {
         this.allocators = allocators;
     }
 
-    record Reservation(String requestId, Set<String> gpus, Instant start) {
+    record Reservation(GpuRequest head, Set<String> gpus, Instant start) {
         static final Reservation NONE = new Reservation(null, Set.of(), null);
 
-        /** Whether {@code request} must keep off the reserved GPUs. */
+        /**
+         * Whether {@code request} (with its policy priority) must keep off the reserved GPUs: it
+         * queues behind the head and its TTL does not end before the reserved start.
+         */
         boolean blocks(GpuRequest request, Instant now) {
-            return !gpus.isEmpty() && !request.id().equals(requestId)
+            return head != null && !request.id().equals(head.id()) && QueueOrder.ORDER.compare(head, request) < 0
                     && (request.ttlSeconds() == 0 || now.plusSeconds(request.ttlSeconds()).isAfter(start));
         }
+    }
+
+    /** The reservation of the current head of the queue; computed once per snapshot version. Single writer only. */
+    Reservation current(PoolSnapshot snapshot, Instant now) {
+        if (snapshot.version() != cachedVersion) {
+            cachedVersion = snapshot.version();
+            cached = QueueOrder.ordered(snapshot).stream()
+                    .filter(r -> r.whyPending() != null && WhyPending.CAPACITY.equals(r.whyPending().blockedBy()))
+                    .findFirst().map(head -> reserve(snapshot, head, now)).orElse(Reservation.NONE);
+        }
+        return cached;
     }
 
     Reservation reserve(PoolSnapshot snapshot, GpuRequest head, Instant now) {
@@ -72,7 +88,7 @@ final class Backfill {
         Set<String> gpus = new HashSet<>();
         CapacityView view = foundView;
         found.members().forEach(m -> Arrays.stream(m.gpus()).forEach(g -> gpus.add(view.deviceId(g))));
-        return new Reservation(head.id(), gpus, ending.get(foundAt - 1).expiresAt());
+        return new Reservation(head, gpus, ending.get(foundAt - 1).expiresAt());
     }
 
     private static PoolSnapshot without(PoolSnapshot snapshot, List<Lease> leases) {

@@ -47,7 +47,7 @@ final class RequestDecider {
     }
 
     Outcome decide(PoolSnapshot before, PoolSnapshotBuilder next, PoolStore store, GpuRequest request, boolean isNew,
-                   Set<String> reserved, Instant now) {
+                   Backfill.Reservation reservation, Instant now) {
         ActivePolicy.Active policy = active.current();
         Evaluation eval = engine.admit(policy.policy(), inputs.facts(before), PolicyInputs.fact(request));
         String version = eval.policyVersion();
@@ -59,6 +59,8 @@ final class RequestDecider {
         PriorityAssignment priority = eval.priorityOf(request.id()).orElse(null);
         int level = priority == null ? 0 : priority.priority();
         CapacityView view = inputs.view(before);
+        Set<String> reserved = reservation.blocks(request.with(request.state(), level, null, null, now), now)
+                ? reservation.gpus() : Set.of();
         Attempt attempt = planner.attempt(before, view, request, eval, reserved, pools -> engine.preempt(
                 policy.policy(), inputs.facts(before), PolicyInputs.fact(request), pools).preemptionPlan(request.id()));
         if (attempt instanceof Attempt.Rejected r) {

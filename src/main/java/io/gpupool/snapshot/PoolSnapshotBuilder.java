@@ -19,6 +19,7 @@ import java.util.Map;
 /** Assembles a {@link PoolSnapshot}; the builder is mutable and single-threaded, the result is not. */
 public final class PoolSnapshotBuilder {
     private long version;
+    private boolean changed;
     private Instant takenAt = Instant.EPOCH;
     private final Map<String, Site> sites = new LinkedHashMap<>();
     private final Map<String, Cluster> clusters = new LinkedHashMap<>();
@@ -50,16 +51,17 @@ public final class PoolSnapshotBuilder {
     public PoolSnapshotBuilder version(long value) { version = value; return this; }
     public PoolSnapshotBuilder takenAt(Instant value) { takenAt = value; return this; }
 
-    public PoolSnapshotBuilder site(Site s) { sites.put(s.id(), s); return this; }
-    public PoolSnapshotBuilder cluster(Cluster c) { clusters.put(c.id(), c); return this; }
-    public PoolSnapshotBuilder node(Node n) { nodes.put(n.id(), n); return this; }
-    public PoolSnapshotBuilder device(Device d) { devices.put(d.id(), d); return this; }
-    public PoolSnapshotBuilder tenant(Tenant t) { tenants.put(t.id(), t); return this; }
-    public PoolSnapshotBuilder pool(Pool p) { pools.put(p.id(), p); return this; }
-    public PoolSnapshotBuilder quota(Quota q) { quotas.put(q.key(), q); return this; }
+    public PoolSnapshotBuilder site(Site s) { changed = true; sites.put(s.id(), s); return this; }
+    public PoolSnapshotBuilder cluster(Cluster c) { changed = true; clusters.put(c.id(), c); return this; }
+    public PoolSnapshotBuilder node(Node n) { changed = true; nodes.put(n.id(), n); return this; }
+    public PoolSnapshotBuilder device(Device d) { changed = true; devices.put(d.id(), d); return this; }
+    public PoolSnapshotBuilder tenant(Tenant t) { changed = true; tenants.put(t.id(), t); return this; }
+    public PoolSnapshotBuilder pool(Pool p) { changed = true; pools.put(p.id(), p); return this; }
+    public PoolSnapshotBuilder quota(Quota q) { changed = true; quotas.put(q.key(), q); return this; }
 
     /** Adds or replaces a lease; a lease that no longer holds devices is dropped from the snapshot. */
     public PoolSnapshotBuilder lease(Lease l) {
+        changed = true;
         if (l.state().holdsDevices()) {
             leases.put(l.id(), l);
         } else {
@@ -70,6 +72,7 @@ public final class PoolSnapshotBuilder {
 
     /** Adds or replaces a request; one that no longer waits in a queue is dropped from the snapshot. */
     public PoolSnapshotBuilder request(GpuRequest r) {
+        changed = true;
         if (r.state() == RequestState.QUEUED) {
             queued.put(r.id(), r);
         } else {
@@ -78,7 +81,10 @@ public final class PoolSnapshotBuilder {
         return this;
     }
 
-    public PoolSnapshotBuilder removeQuota(String key) { quotas.remove(key); return this; }
+    public PoolSnapshotBuilder removeQuota(String key) { changed = true; quotas.remove(key); return this; }
+
+    /** Whether anything was added, replaced or removed since this builder was made. */
+    public boolean changed() { return changed; }
 
     public PoolSnapshotBuilder sites(Collection<Site> all) { all.forEach(this::site); return this; }
     public PoolSnapshotBuilder clusters(Collection<Cluster> all) { all.forEach(this::cluster); return this; }

@@ -64,7 +64,11 @@ public class WorkingSet {
             PoolSnapshot before = current.get();
             PoolSnapshotBuilder next = before.toBuilder();
             R result = tx.executeWrite(status -> mutation.apply(before, next, store));
-            current.set(next.version(before.version() + 1).takenAt(clock.instant()).build());
+            if (next.changed()) {
+                // An unchanged model keeps its version, so caches keyed by version (policy facts,
+                // capacity view, backfill reservation) survive no-op writes such as queue retries.
+                current.set(next.version(before.version() + 1).takenAt(clock.instant()).build());
+            }
             return result;
         } finally {
             writer.unlock();
