@@ -25,15 +25,17 @@ final class FragmentProbe {
     private int count;
     private int first;
 
-    static boolean MULTI = Boolean.getBoolean("fgdplus.multi");
+    private final boolean capacityAware;
 
-    private double measure(CompiledMix mix, int[] free, int[] model, int count, long cpu, long mem) {
-        return MULTI ? Fragmentation.nodeMultiCopy(mix, free, model, count, cpu, mem)
-                : Fragmentation.node(mix, free, model, count, cpu, mem);
+    /** @param capacityAware add the capacity-aware term ({@link Fragmentation#nodeMultiCopy}) to the paper's */
+    FragmentProbe(boolean capacityAware) {
+        this.capacityAware = capacityAware;
     }
 
-    CompiledMix mix() {
-        return mix;
+    private long[] scratch = new long[0];
+
+    private double measure(CompiledMix mix, int[] free, int[] model, int count, long cpu, long mem) {
+        return Fragmentation.nodeFast(mix, free, model, count, cpu, mem, capacityAware, scratch);
     }
 
     void prepare(CapacityView view, WorkloadMix workload) {
@@ -46,6 +48,9 @@ final class FragmentProbe {
             Arrays.fill(stamps, 0L);
         }
         mix = compiled;
+        if (scratch.length < 3 * compiled.groups()) {
+            scratch = new long[3 * compiled.groups()];
+        }
     }
 
     double before(CapacityView view, int node) {
