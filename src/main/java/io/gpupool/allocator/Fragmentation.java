@@ -83,13 +83,15 @@ public final class Fragmentation {
     }
 
     /**
-     * The same values as {@link #node} (plus {@link #nodeMultiCopy} when {@code capacityAware}), in
-     * one pass: the GPU scan is done once per group of shapes sharing milli and models, then each
-     * shape adds its CPU/memory check. {@code scratch} needs 3 × groups entries. This is the hot loop
-     * of the FGD-family strategies.
+     * {@link #node} and, when {@code capacityAware}, {@link #nodeMultiCopy} in one pass: the GPU
+     * scan is done once per group of shapes sharing milli and models, then each shape adds its
+     * CPU/memory check. Returns the paper's value and leaves the capacity-aware one in
+     * {@code out[0]} (0 when not asked). {@code scratch} needs 3 × groups entries. This is the hot
+     * loop of the FGD-family strategies.
      */
     public static double nodeFast(CompiledMix mix, int[] free, int[] model, int count, long cpuFree, long memoryFree,
-                                  boolean capacityAware, long[] scratch) {
+                                  boolean capacityAware, long[] scratch, double[] out) {
+        out[0] = 0;
         int total = 0;
         for (int i = 0; i < count; i++) {
             total += free[i];
@@ -115,11 +117,12 @@ public final class Fragmentation {
             scratch[3 * g + 1] = usable;
             scratch[3 * g + 2] = slots;
         }
-        double frag = (capacityAware ? 2 : 1) * mix.cpuOnlyProbability * total;
+        double paper = mix.cpuOnlyProbability * total;
+        double multi = capacityAware ? paper : 0;
         for (int s = 0; s < mix.size; s++) {
             int g = 3 * mix.group[s];
             boolean hostable = cpuFree >= mix.cpu[s] && memoryFree >= mix.memory[s] && scratch[g] >= mix.gpus[s];
-            double f = hostable ? total - scratch[g + 1] : total;
+            paper += mix.p[s] * (hostable ? total - scratch[g + 1] : total);
             if (capacityAware) {
                 long copies = scratch[g + 2] / mix.gpus[s];
                 if (mix.cpu[s] > 0) {
@@ -128,11 +131,11 @@ public final class Fragmentation {
                 if (mix.memory[s] > 0) {
                     copies = Math.min(copies, Math.max(0, memoryFree) / mix.memory[s]);
                 }
-                f += total - (double) copies * mix.gpus[s] * mix.milli[s];
+                multi += mix.p[s] * (total - (double) copies * mix.gpus[s] * mix.milli[s]);
             }
-            frag += mix.p[s] * f;
         }
-        return frag;
+        out[0] = multi;
+        return paper;
     }
 
     /** Copies the node's placeable GPUs into the scratch arrays; returns how many GPUs the node has. */

@@ -141,10 +141,6 @@ final class MemberSearch {
         NodeBits.and(mask, union);
     }
 
-    long[] mask() {
-        return mask;
-    }
-
     /** Fills the candidate with the node's eligible GPUs; false if the node cannot host the member. */
     boolean collect(CapacityView view, PlacementRequest member, int node, int nvlink) {
         if (view.cpuFree[node] < member.cpuMilli() || view.memoryFree[node] < member.memoryMib()) {

@@ -7,18 +7,20 @@ import io.gpupool.allocator.PlacementStrategy;
 import io.gpupool.allocator.WorkloadEstimate;
 
 /**
- * Our default. FGD's descent on expected fragmentation with three changes (argued and measured in
- * docs/allocator.md): (1) the node's fragment adds a capacity-aware term to the paper's — what
- * copies of each shape could not use if the node were filled with them, limited by GPUs, CPU and
- * memory — so stranding many GPUs at once counts; (2) the exact fragment change is the score, not
- * FGD's integer-truncated sigmoid, with a small best-fit term that only decides near-ties;
- * (3) a fraction takes the GPU with the best change, ties to the fullest GPU. The workload mix is
- * whatever estimate the pool supplies (learned online by default).
+ * Our default: FGD, refined where FGD cannot tell nodes apart. The primary score is FGD's own
+ * (integer-truncated sigmoid of the paper's fragment change), so wherever FGD has a preference it
+ * is kept. FGD's integer buckets make many nodes tie, and the artifact breaks those ties by random
+ * node order; here they are broken by the exact change of a capacity-aware fragment — the paper's
+ * plus what copies of each shape could not use if the node were filled with them (limited by GPUs,
+ * CPU and memory) — minus a small best-fit term. The same order picks a fraction's GPU (then the
+ * fullest GPU). Measured and argued in docs/allocator.md.
  */
 public final class FgdPlusStrategy implements PlacementStrategy {
     public static final String NAME = "fgd-plus";
-    /** Weight of leftover slack (GPU milli + CPU in GPU-milli equivalents) against fragment change. */
+    /** Weight of leftover slack (GPU milli + CPU in GPU-milli equivalents) against the fragment change. */
     static final double SLACK_WEIGHT = 0.001;
+    /** Puts FGD's integer score above any refinement: a refinement is bounded by the node's free milli. */
+    static final double PRIMARY = 1e7;
 
     private final WorkloadEstimate workload;
     private final double slackWeight;
@@ -57,22 +59,26 @@ public final class FgdPlusStrategy implements PlacementStrategy {
     @Override
     public double score(CapacityView view, Candidate candidate, PlacementRequest member) {
         int node = candidate.node();
-        double before = probe.before(view, node);
+        double paperBefore = probe.before(view, node);
+        double awareBefore = probe.awareBefore(node);
         double slack = slack(view, node, member);
         if (!member.isFractional()) {
-            return before - probe.afterWhole(view, candidate, member) - slack;
+            double paperAfter = probe.afterWhole(view, candidate, member);
+            return combine(paperBefore, paperAfter, awareBefore, probe.lastAware()) - slack;
         }
-        bestGpu(view, candidate, member, before);
+        bestGpu(view, candidate, member);
         return bestScore - slack;
     }
 
     @Override
     public int chooseSharedGpu(CapacityView view, Candidate candidate, PlacementRequest member) {
-        return bestGpu(view, candidate, member, probe.before(view, candidate.node()));
+        return bestGpu(view, candidate, member);
     }
 
-    /** Largest fragment reduction; ties go to the GPU with the least free capacity. */
-    private int bestGpu(CapacityView view, Candidate candidate, PlacementRequest member, double before) {
+    /** FGD's score first, then the exact capacity-aware reduction; ties go to the fullest GPU. */
+    private int bestGpu(CapacityView view, Candidate candidate, PlacementRequest member) {
+        double paperBefore = probe.before(view, candidate.node());
+        double awareBefore = probe.awareBefore(candidate.node());
         probe.begin(view, candidate.node());
         int best = 0;
         bestScore = Double.NEGATIVE_INFINITY;
@@ -81,7 +87,8 @@ public final class FgdPlusStrategy implements PlacementStrategy {
             if (SameGpu.seenBefore(view, candidate, i)) {
                 continue;
             }
-            double s = before - probe.afterShared(view, candidate, i, member);
+            double paperAfter = probe.afterShared(view, candidate, i, member);
+            double s = combine(paperBefore, paperAfter, awareBefore, probe.lastAware());
             int free = view.freeMilli(candidate.gpu(i));
             if (s > bestScore || (s == bestScore && free < bestFree)) {
                 bestScore = s;
@@ -90,6 +97,11 @@ public final class FgdPlusStrategy implements PlacementStrategy {
             }
         }
         return best;
+    }
+
+    private static double combine(double paperBefore, double paperAfter, double awareBefore, double awareAfter) {
+        double refinement = (paperBefore + awareBefore) - (paperAfter + awareAfter);
+        return FgdStrategy.integerScore(paperBefore - paperAfter) * PRIMARY + refinement;
     }
 
     private double slack(CapacityView view, int node, PlacementRequest member) {
