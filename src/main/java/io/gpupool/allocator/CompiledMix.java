@@ -14,7 +14,11 @@ public final class CompiledMix {
     final boolean[][] modelOk;
     final double[] p;
     final double cpuOnlyProbability;
-    final double cpuMilliPerGpu;
+    /** Shapes grouped by their GPU part (milli per GPU and allowed models): the GPU scan is per group. */
+    final int[] group;
+    final int groups;
+    final int[] groupMilli;
+    final boolean[][] groupModelOk;
 
     CompiledMix(WorkloadMix mix, CapacityView view) {
         int gpuShapes = 0;
@@ -50,18 +54,31 @@ public final class CompiledMix {
             }
             k++;
         }
-        double cpuSum = 0;
-        double gpuSum = 0;
-        for (int i = 0; i < size; i++) {
-            cpuSum += p[i] * cpu[i];
-            gpuSum += p[i] * gpus[i] * milli[i] / 1000.0;
+        group = new int[size];
+        int[] milliOf = new int[size];
+        boolean[][] okOf = new boolean[size][];
+        int g = 0;
+        for (int s = 0; s < size; s++) {
+            int found = -1;
+            for (int j = 0; j < g && found < 0; j++) {
+                if (milliOf[j] == milli[s] && java.util.Arrays.equals(okOf[j], modelOk[s])) {
+                    found = j;
+                }
+            }
+            if (found < 0) {
+                milliOf[g] = milli[s];
+                okOf[g] = modelOk[s];
+                found = g++;
+            }
+            group[s] = found;
         }
-        cpuMilliPerGpu = gpuSum == 0 ? 0 : cpuSum / gpuSum;
+        groups = g;
+        groupMilli = java.util.Arrays.copyOf(milliOf, g);
+        groupModelOk = java.util.Arrays.copyOf(okOf, g);
     }
 
-    /** CPU milli the mix's GPU tasks ask for per whole GPU: what a free GPU will want from its node's CPU. */
-    public double cpuMilliPerGpu() {
-        return cpuMilliPerGpu;
+    public int groups() {
+        return groups;
     }
 
     public int gpuShapes() {

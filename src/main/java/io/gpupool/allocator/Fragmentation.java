@@ -82,6 +82,62 @@ public final class Fragmentation {
         return frag;
     }
 
+    /**
+     * {@link #node} and, when {@code capacityAware}, {@link #nodeMultiCopy} in one pass: the GPU
+     * scan is done once per group of shapes sharing milli and models, then each shape adds its
+     * CPU/memory check. Returns the paper's value and leaves the capacity-aware one in
+     * {@code out[0]} (0 when not asked). {@code scratch} needs 3 × groups entries. This is the hot
+     * loop of the FGD-family strategies.
+     */
+    public static double nodeFast(CompiledMix mix, int[] free, int[] model, int count, long cpuFree, long memoryFree,
+                                  boolean capacityAware, long[] scratch, double[] out) {
+        out[0] = 0;
+        int total = 0;
+        for (int i = 0; i < count; i++) {
+            total += free[i];
+        }
+        if (total == 0) {
+            return 0;
+        }
+        for (int g = 0; g < mix.groups; g++) {
+            int need = mix.groupMilli[g];
+            boolean[] ok = mix.groupModelOk[g];
+            long fits = 0;
+            long usable = 0;
+            long slots = 0;
+            for (int i = 0; i < count; i++) {
+                int f = free[i];
+                if (f >= need && ok[model[i]]) {
+                    fits++;
+                    usable += f;
+                    slots += f / need;
+                }
+            }
+            scratch[3 * g] = fits;
+            scratch[3 * g + 1] = usable;
+            scratch[3 * g + 2] = slots;
+        }
+        double paper = mix.cpuOnlyProbability * total;
+        double multi = capacityAware ? paper : 0;
+        for (int s = 0; s < mix.size; s++) {
+            int g = 3 * mix.group[s];
+            boolean hostable = cpuFree >= mix.cpu[s] && memoryFree >= mix.memory[s] && scratch[g] >= mix.gpus[s];
+            paper += mix.p[s] * (hostable ? total - scratch[g + 1] : total);
+            if (capacityAware) {
+                long copies = scratch[g + 2] / mix.gpus[s];
+                if (mix.cpu[s] > 0) {
+                    copies = Math.min(copies, Math.max(0, cpuFree) / mix.cpu[s]);
+                }
+                if (mix.memory[s] > 0) {
+                    copies = Math.min(copies, Math.max(0, memoryFree) / mix.memory[s]);
+                }
+                multi += mix.p[s] * (total - (double) copies * mix.gpus[s] * mix.milli[s]);
+            }
+        }
+        out[0] = multi;
+        return paper;
+    }
+
     /** Copies the node's placeable GPUs into the scratch arrays; returns how many GPUs the node has. */
     public static int load(CapacityView view, int node, int[] free, int[] model) {
         int first = view.firstGpu(node);

@@ -16,6 +16,7 @@ final class MemberSearch {
     private boolean[] poolOk = new boolean[0];
     private int migProfile;
     private Candidate candidate = new Candidate(8);
+    private final ScoreMemo memo = new ScoreMemo();
     /** Score of the node chosen by the last successful {@link #find}. */
     double lastScore;
 
@@ -39,11 +40,23 @@ final class MemberSearch {
         double bestScore = Double.NEGATIVE_INFINITY;
         int bestRank = Integer.MAX_VALUE;
         int[] rank = view.layout.nodeRank;
+        boolean memoise = strategy.scoresNodeStateOnly();
+        memo.clear();
         for (int n = NodeBits.next(mask, 0); n >= 0; n = NodeBits.next(mask, n + 1)) {
             if (!collect(view, member, n, nvlink)) {
                 continue;
             }
-            double s = strategy.score(view, candidate, member);
+            double s;
+            if (memoise) {
+                long key = memo.signature(view, candidate, n);
+                s = memo.get(key);
+                if (Double.isNaN(s)) {
+                    s = strategy.score(view, candidate, member);
+                    memo.put(key, s);
+                }
+            } else {
+                s = strategy.score(view, candidate, member);
+            }
             if (s > bestScore || (s == bestScore && rank[n] < bestRank)) {
                 best = n;
                 bestScore = s;
@@ -126,10 +139,6 @@ final class MemberSearch {
             }
         }
         NodeBits.and(mask, union);
-    }
-
-    long[] mask() {
-        return mask;
     }
 
     /** Fills the candidate with the node's eligible GPUs; false if the node cannot host the member. */

@@ -21,6 +21,15 @@ public interface PlacementStrategy {
         return BestFitGpu.choose(view, candidate);
     }
 
+    /**
+     * True when {@link #score} depends only on the node's state (free capacity per GPU, models,
+     * CPU, memory, hosted classes) and the request — not on the node's identity or a random draw.
+     * The allocator then scores each distinct node state once per decision.
+     */
+    default boolean scoresNodeStateOnly() {
+        return false;
+    }
+
     /** Sees every request the allocator is asked to place, fitting or not (for learned workload mixes). */
     default void observe(PlacementRequest request) {
     }

@@ -4,47 +4,49 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Workload mix learned online from the last {@code window} requests (a ring buffer of shapes and
- * their counts). The mix is rebuilt every {@code refreshEvery} observations, not per decision,
- * so its cost is amortised and scores stay stable between rebuilds. No oracle is needed: this is
- * what a production pool can know.
+ * Workload mix learned online from the requests seen so far, with exponentially decaying weights
+ * (a request {@code halfLife} requests old counts half), so the mix follows a drifting workload
+ * without an oracle — this is what a production pool can know. The mix is rebuilt every
+ * {@code refreshEvery} observations (more often while little has been seen), not per decision, so
+ * its cost is amortised and scores stay stable between rebuilds.
  */
 public final class RecentRequests implements WorkloadEstimate {
-    private final TaskShape[] ring;
-    private final Map<TaskShape, Long> counts = new HashMap<>();
+    private static final double RESCALE_ABOVE = 1e150;
+
+    private final Map<TaskShape, Double> weights = new HashMap<>();
+    private final double growth;
     private final int refreshEvery;
     private final double coverage;
     private final boolean withMemory;
-    private int next;
+    private double nextWeight = 1;
     private int seen;
     private int sinceRefresh;
     private WorkloadMix mix = WorkloadMix.empty();
 
-    public RecentRequests(int window, int refreshEvery, double coverage, boolean withMemory) {
-        this.ring = new TaskShape[window];
+    public RecentRequests(double halfLife, int refreshEvery, double coverage, boolean withMemory) {
+        this.growth = Math.pow(2, 1 / halfLife);
         this.refreshEvery = refreshEvery;
         this.coverage = coverage;
         this.withMemory = withMemory;
     }
 
+    /** Half-life of 5,000 requests, refreshed every 100, the paper's 95 % coverage, memory-aware shapes. */
     public static RecentRequests standard() {
-        return new RecentRequests(2000, 100, WorkloadMix.PAPER_COVERAGE, true);
+        return new RecentRequests(5000, 100, WorkloadMix.PAPER_COVERAGE, true);
     }
 
     @Override
     public void observe(PlacementRequest request) {
-        TaskShape shape = TaskShape.of(request, withMemory);
-        TaskShape old = ring[next];
-        if (old != null) {
-            counts.computeIfPresent(old, (k, v) -> v == 1 ? null : v - 1);
+        // Newer requests get geometrically larger weights instead of decaying every old one.
+        weights.merge(TaskShape.of(request, withMemory), nextWeight, Double::sum);
+        nextWeight *= growth;
+        if (nextWeight > RESCALE_ABOVE) {
+            weights.replaceAll((k, v) -> v / RESCALE_ABOVE);
+            nextWeight /= RESCALE_ABOVE;
         }
-        ring[next] = shape;
-        next = (next + 1) % ring.length;
-        counts.merge(shape, 1L, Long::sum);
         seen++;
-        // Refresh quickly while the window is filling, then every refreshEvery requests.
         if (++sinceRefresh >= Math.min(refreshEvery, Math.max(1, seen / 4))) {
-            mix = WorkloadMix.of(counts, coverage);
+            mix = WorkloadMix.ofWeights(weights, coverage);
             sinceRefresh = 0;
         }
     }

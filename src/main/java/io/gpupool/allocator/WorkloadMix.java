@@ -25,17 +25,24 @@ public final class WorkloadMix {
     }
 
     public static WorkloadMix of(Map<TaskShape, Long> counts, double coverage) {
-        List<Map.Entry<TaskShape, Long>> ranked = new ArrayList<>(counts.entrySet());
-        ranked.sort(Comparator.comparing((Map.Entry<TaskShape, Long> e) -> -e.getValue())
+        Map<TaskShape, Double> weights = new LinkedHashMap<>();
+        counts.forEach((k, v) -> weights.put(k, v.doubleValue()));
+        return ofWeights(weights, coverage);
+    }
+
+    /** Like {@link #of} with real-valued weights (e.g. decayed counts). */
+    public static WorkloadMix ofWeights(Map<TaskShape, Double> counts, double coverage) {
+        List<Map.Entry<TaskShape, Double>> ranked = new ArrayList<>(counts.entrySet());
+        ranked.sort(Comparator.comparing((Map.Entry<TaskShape, Double> e) -> -e.getValue())
                 .thenComparing(e -> e.getKey().key()));
-        long total = 0;
-        for (Map.Entry<TaskShape, Long> e : ranked) {
+        double total = 0;
+        for (Map.Entry<TaskShape, Double> e : ranked) {
             total += e.getValue();
         }
         List<TaskShape> kept = new ArrayList<>();
-        List<Long> keptCounts = new ArrayList<>();
-        long covered = 0;
-        for (Map.Entry<TaskShape, Long> e : ranked) {
+        List<Double> keptCounts = new ArrayList<>();
+        double covered = 0;
+        for (Map.Entry<TaskShape, Double> e : ranked) {
             if (total > 0 && covered >= coverage * total) {
                 break;
             }
@@ -45,7 +52,7 @@ public final class WorkloadMix {
         }
         double[] p = new double[kept.size()];
         for (int i = 0; i < p.length; i++) {
-            p[i] = (double) keptCounts.get(i) / covered;
+            p[i] = keptCounts.get(i) / covered;
         }
         return new WorkloadMix(kept, p);
     }

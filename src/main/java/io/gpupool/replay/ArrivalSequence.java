@@ -18,8 +18,9 @@ public final class ArrivalSequence {
     }
 
     public static List<TracePod> of(List<TracePod> original, Random random, long capacityMilli, double factor) {
-        List<TracePod> sequence = new ArrayList<>(original);
-        sequence.sort(Comparator.comparing(TracePod::name));
+        List<TracePod> sorted = new ArrayList<>(original);
+        sorted.sort(Comparator.comparing(TracePod::name));
+        List<TracePod> sequence = new ArrayList<>(sorted);
         java.util.Collections.shuffle(sequence, random);
         double limit = factor * capacityMilli;
         long total = 0;
@@ -34,8 +35,8 @@ public final class ArrivalSequence {
             return sequence;
         }
         int copy = 0;
-        while (!original.isEmpty()) {
-            TracePod pick = original.get(random.nextInt(original.size()));
+        while (!sorted.isEmpty()) {
+            TracePod pick = sorted.get(random.nextInt(sorted.size()));
             if (total + pick.requestedMilli() > limit) {
                 break;
             }

@@ -43,6 +43,9 @@ public final class ReplayCommand implements Callable<Integer> {
     int threads;
     @Option(names = "--no-progress", description = "no progress bar")
     boolean noProgress;
+    @Option(names = "--learned-mix", description = "fgd and fgd-plus learn the workload mix online instead of "
+            + "using the trace's oracle mix (runs labelled <name>/learned)")
+    boolean learnedMix;
 
     private final PrintStream stdout;
     private final PrintStream stderr;
@@ -83,7 +86,7 @@ public final class ReplayCommand implements Callable<Integer> {
             return 2;
         }
         String workload = pods.getFileName().toString().replaceFirst("\\.csv$", "");
-        List<RunResult> results = runAll(new ReplayRun(nodeList, podList, workload, registry), seedList);
+        List<RunResult> results = runAll(new ReplayRun(nodeList, podList, workload, registry, learnedMix), seedList);
         Path published = PublishedResults.locate(pods);
         Map<String, List<double[]>> publishedCurves = published != null && Files.exists(published)
                 ? PublishedResults.curves(published, workload) : Map.of();
@@ -137,14 +140,16 @@ public final class ReplayCommand implements Callable<Integer> {
     }
 
     private void report(List<RunResult> results, Map<String, List<double[]>> published) {
-        stdout.println("unallocated GPU % (mean ± sd over seeds)   at 100        at 130     failed   s/run  p99 µs");
+        stdout.println("unallocated GPU % (mean ± sd over seeds)   at 100        at 130     failed  "
+                + "wall s/run  cpu s/run  max p99 µs");
         byStrategy(results).forEach((s, runs) -> {
             double[] at100 = runs.stream().mapToDouble(r -> r.unallocatedAt(100)).toArray();
             double[] at130 = runs.stream().mapToDouble(r -> r.unallocatedAt(130)).toArray();
-            stdout.println(String.format(Locale.ROOT, "  ours %-36s %5.2f ± %4.2f  %5.2f ± %4.2f  %6.0f  %6.3f  %6.0f", s,
+            stdout.println(String.format(Locale.ROOT, "  ours %-36s %5.2f ± %4.2f  %5.2f ± %4.2f  %6.0f  %10.3f %10.3f %11.0f", s,
                     CurveStats.mean(at100), CurveStats.sd(at100), CurveStats.mean(at130), CurveStats.sd(at130),
                     runs.stream().mapToInt(RunResult::failedPods).average().orElse(0),
                     runs.stream().mapToDouble(RunResult::replaySeconds).average().orElse(0),
+                    runs.stream().mapToDouble(RunResult::cpuSeconds).average().orElse(0),
                     runs.stream().mapToDouble(RunResult::p99DecisionMicros).max().orElse(0)));
         });
         published.forEach((p, curves) -> {

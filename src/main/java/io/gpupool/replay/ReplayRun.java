@@ -25,12 +25,22 @@ public final class ReplayRun {
     private final String workload;
     private final StrategyRegistry registry;
     private final WorkloadMix oracle;
+    private final boolean learnedMix;
+
+    /** Strategies that score against a workload mix (they get the oracle unless {@code learnedMix}). */
+    static final java.util.Set<String> MIX_AWARE = java.util.Set.of("fgd", "fgd-plus");
 
     public ReplayRun(List<TraceNode> nodes, List<TracePod> pods, String workload, StrategyRegistry registry) {
+        this(nodes, pods, workload, registry, false);
+    }
+
+    public ReplayRun(List<TraceNode> nodes, List<TracePod> pods, String workload, StrategyRegistry registry,
+                     boolean learnedMix) {
         this.nodes = nodes;
         this.pods = pods;
         this.workload = workload;
         this.registry = registry;
+        this.learnedMix = learnedMix;
         this.oracle = WorkloadMix.fromRequests(pods.stream().map(TracePod::toRequest).toList(), WorkloadMix.PAPER_COVERAGE);
     }
 
@@ -46,6 +56,8 @@ public final class ReplayRun {
         long arrived = 0;
         long allocated = 0;
         int failed = 0;
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long cpuStart = threads.getCurrentThreadCpuTime();
         long start = System.nanoTime();
         for (int i = 0; i < requests.size(); i++) {
             PlacementRequest request = requests.get(i);
@@ -62,19 +74,24 @@ public final class ReplayRun {
             sampler.sample(arrived, allocated);
         }
         double seconds = (System.nanoTime() - start) / 1e9;
+        double cpuSeconds = (threads.getCurrentThreadCpuTime() - cpuStart) / 1e9;
         Arrays.sort(nanos);
-        return new RunResult(workload, strategy, seed, sampler.unallocatedCurve(), requests.size(), failed, seconds,
+        return new RunResult(workload, label(strategy), seed, sampler.unallocatedCurve(), requests.size(), failed, seconds, cpuSeconds,
                 percentile(nanos, 0.50) / 1000.0, percentile(nanos, 0.99) / 1000.0);
     }
 
     /**
-     * The paper's FGD scores against the oracle mix of the whole file, as in the artifact; every
-     * other strategy (our default included) learns its mix online from the requests it has seen,
-     * so our numbers are not flattered by knowledge a live pool would not have.
+     * As in the paper, mix-aware strategies score against the oracle mix of the whole file (its
+     * 95 % most frequent shapes); with {@code learnedMix} they learn it online from the requests
+     * seen so far instead, as a live pool must, and the run is labelled "<name>/learned".
      */
     private StrategySettings settings(String strategy, long seed) {
-        WorkloadEstimate workload = strategy.equals("fgd") ? WorkloadEstimate.fixed(oracle) : null;
-        return new StrategySettings(seed, workload);
+        boolean oracleMix = MIX_AWARE.contains(strategy) && !learnedMix;
+        return new StrategySettings(seed, oracleMix ? WorkloadEstimate.fixed(oracle) : null);
+    }
+
+    String label(String strategy) {
+        return learnedMix && MIX_AWARE.contains(strategy) ? strategy + "/learned" : strategy;
     }
 
     private static double percentile(long[] sorted, double q) {

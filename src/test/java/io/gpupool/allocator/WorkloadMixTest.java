@@ -34,8 +34,8 @@ class WorkloadMixTest {
     }
 
     @Test
-    void theLearnedMixFollowsTheRecentRequestsOnly() {
-        RecentRequests recent = new RecentRequests(10, 1, 1.0, false);
+    void theLearnedMixFollowsTheRecentRequests() {
+        RecentRequests recent = new RecentRequests(2, 1, 0.9, false);
 
         requests(10, 0, 0).forEach(recent::observe);
         assertThat(recent.current().shapes()).extracting(TaskShape::milliPerGpu).containsExactly(500);

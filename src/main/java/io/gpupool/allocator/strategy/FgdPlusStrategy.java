@@ -7,21 +7,24 @@ import io.gpupool.allocator.PlacementStrategy;
 import io.gpupool.allocator.WorkloadEstimate;
 
 /**
- * Our default. FGD's idea (move to the node whose expected fragment grows least) with three
- * changes, argued and measured in docs/allocator.md: (1) the exact fragment change is the score —
- * FGD truncates 100·sigmoid(Δ) to an integer, which turns every Δ within ~40 milli into a random
- * tie; (2) among near-equal Δ the node left with less slack wins (a small best-fit term), so CPU-only
- * and "harmless" placements fill already-busy nodes instead of landing anywhere; (3) the mix is
- * learned from recent requests by default (no oracle).
+ * Our default: FGD, refined where FGD cannot tell nodes apart. The primary score is FGD's own
+ * (integer-truncated sigmoid of the paper's fragment change), so wherever FGD has a preference it
+ * is kept. FGD's integer buckets make many nodes tie, and the artifact breaks those ties by random
+ * node order; here they are broken by the exact change of a capacity-aware fragment — the paper's
+ * plus what copies of each shape could not use if the node were filled with them (limited by GPUs,
+ * CPU and memory) — minus a small best-fit term. The same order picks a fraction's GPU (then the
+ * fullest GPU). Measured and argued in docs/allocator.md.
  */
 public final class FgdPlusStrategy implements PlacementStrategy {
     public static final String NAME = "fgd-plus";
-    /** Weight of leftover slack (in milli-GPU equivalents) against fragment change (milli-GPU). */
-    static final double SLACK_WEIGHT = 0.01;
+    /** Weight of leftover slack (GPU milli + CPU in GPU-milli equivalents) against the fragment change. */
+    static final double SLACK_WEIGHT = 0.001;
+    /** Puts FGD's integer score above any refinement: a refinement is bounded by the node's free milli. */
+    static final double PRIMARY = 1e7;
 
     private final WorkloadEstimate workload;
     private final double slackWeight;
-    private final FragmentProbe probe = new FragmentProbe();
+    private final FragmentProbe probe = new FragmentProbe(true);
     private double bestScore;
 
     public FgdPlusStrategy(WorkloadEstimate workload) {
@@ -29,26 +32,13 @@ public final class FgdPlusStrategy implements PlacementStrategy {
     }
 
     public FgdPlusStrategy(WorkloadEstimate workload, double slackWeight) {
-        this(workload, slackWeight, 0);
-    }
-
-    public static int MODE = Integer.getInteger("fgdplus.mode", 0);
-    public static double EXW = Double.parseDouble(System.getProperty("fgdplus.exw", "1"));
-    public static double Q = Double.parseDouble(System.getProperty("fgdplus.q", "1"));
-    private final int mode;
-
-    public FgdPlusStrategy(WorkloadEstimate workload, double slackWeight, int mode) {
         this.workload = workload;
         this.slackWeight = slackWeight;
-        this.mode = mode;
     }
 
-    private double q(double delta) {
-        if (mode == 5) return (long) (100.0 / (1.0 + Math.exp(-delta / Q))) * 1e6;
-        if (mode == 6) return Math.floor(delta / Q) * 1e6;
-        if (mode == 1 || mode >= 3) return FgdStrategy.integerScore(delta) * 1e6;
-        if (mode == 2) return Math.floor(delta / Q) * 1e6;
-        return delta;
+    @Override
+    public boolean scoresNodeStateOnly() {
+        return true;
     }
 
     @Override
@@ -69,22 +59,26 @@ public final class FgdPlusStrategy implements PlacementStrategy {
     @Override
     public double score(CapacityView view, Candidate candidate, PlacementRequest member) {
         int node = candidate.node();
-        double before = probe.before(view, node);
+        double paperBefore = probe.before(view, node);
+        double awareBefore = probe.awareBefore(node);
         double slack = slack(view, node, member);
         if (!member.isFractional()) {
-            return q(before - probe.afterWhole(view, candidate, member)) - slack;
+            double paperAfter = probe.afterWhole(view, candidate, member);
+            return combine(paperBefore, paperAfter, awareBefore, probe.lastAware()) - slack;
         }
-        bestGpu(view, candidate, member, before);
+        bestGpu(view, candidate, member);
         return bestScore - slack;
     }
 
     @Override
     public int chooseSharedGpu(CapacityView view, Candidate candidate, PlacementRequest member) {
-        return bestGpu(view, candidate, member, probe.before(view, candidate.node()));
+        return bestGpu(view, candidate, member);
     }
 
-    /** Largest fragment reduction; ties go to the GPU with the least free capacity. */
-    private int bestGpu(CapacityView view, Candidate candidate, PlacementRequest member, double before) {
+    /** FGD's score first, then the exact capacity-aware reduction; ties go to the fullest GPU. */
+    private int bestGpu(CapacityView view, Candidate candidate, PlacementRequest member) {
+        double paperBefore = probe.before(view, candidate.node());
+        double awareBefore = probe.awareBefore(candidate.node());
         probe.begin(view, candidate.node());
         int best = 0;
         bestScore = Double.NEGATIVE_INFINITY;
@@ -93,7 +87,8 @@ public final class FgdPlusStrategy implements PlacementStrategy {
             if (SameGpu.seenBefore(view, candidate, i)) {
                 continue;
             }
-            double s = q(before - probe.afterShared(view, candidate, i, member));
+            double paperAfter = probe.afterShared(view, candidate, i, member);
+            double s = combine(paperBefore, paperAfter, awareBefore, probe.lastAware());
             int free = view.freeMilli(candidate.gpu(i));
             if (s > bestScore || (s == bestScore && free < bestFree)) {
                 bestScore = s;
@@ -104,14 +99,12 @@ public final class FgdPlusStrategy implements PlacementStrategy {
         return best;
     }
 
+    private static double combine(double paperBefore, double paperAfter, double awareBefore, double awareAfter) {
+        double refinement = (paperBefore + awareBefore) - (paperAfter + awareAfter);
+        return FgdStrategy.integerScore(paperBefore - paperAfter) * PRIMARY + refinement;
+    }
+
     private double slack(CapacityView view, int node, PlacementRequest member) {
-        if (mode == 3 || (mode == 4 && !member.needsGpu())) {
-            double gpuLeftM = view.freeTotal(node) - member.memberMilli();
-            double cpuLeftM = view.cpuFree(node) - member.cpuMilli();
-            double excess = cpuLeftM - gpuLeftM / 1000.0 * probe.mix().cpuMilliPerGpu();
-            double ex = excess >= 0 ? excess : -EXW * excess;
-            return ex / probe.mix().cpuMilliPerGpu() * 1000.0 * slackWeight + 1e-6 * (gpuLeftM + cpuLeftM / 16);
-        }
         double gpuLeft = view.freeTotal(node) - member.memberMilli();
         double cpuLeft = (view.cpuFree(node) - member.cpuMilli()) / ResourceScale.MAX_CPU_MILLI * ResourceScale.MAX_GPU_MILLI;
         return slackWeight * (gpuLeft + cpuLeft);

@@ -16,11 +16,16 @@ import io.gpupool.allocator.WorkloadEstimate;
 public final class FgdStrategy implements PlacementStrategy {
     public static final String NAME = "fgd";
     private final WorkloadEstimate workload;
-    private final FragmentProbe probe = new FragmentProbe();
+    private final FragmentProbe probe = new FragmentProbe(false);
     private long bestScore;
 
     public FgdStrategy(WorkloadEstimate workload) {
         this.workload = workload;
+    }
+
+    @Override
+    public boolean scoresNodeStateOnly() {
+        return true;
     }
 
     @Override
