@@ -3,6 +3,9 @@ package io.gpupool.governance;
 import io.gpupool.policy.engine.CompiledPolicy;
 import jakarta.inject.Singleton;
 
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -12,21 +15,50 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 @Singleton
 public class ActivePolicy {
+    static final Duration STARTUP_WAIT = Duration.ofMinutes(2);
+
     private final AtomicReference<Active> current = new AtomicReference<>();
+    private final CountDownLatch loaded = new CountDownLatch(1);
+    private volatile String loadFailure;
 
     public record Active(long version, CompiledPolicy policy) {
     }
 
-    /** The active policy; present once the service has started. */
+    /**
+     * The active policy. Right after startup the stored version may still be compiling in the
+     * background (the server answers inventory reads meanwhile); callers that need the policy wait
+     * for it here.
+     */
     public Active current() {
         Active active = current.get();
-        if (active == null) {
-            throw new IllegalStateException("No policy is active yet: the policy lifecycle has not started");
+        if (active != null) {
+            return active;
         }
-        return active;
+        try {
+            if (!loaded.await(STARTUP_WAIT.toMillis(), TimeUnit.MILLISECONDS) || current.get() == null) {
+                throw new IllegalStateException("No policy is active: " + (loadFailure == null
+                        ? "still compiling after " + STARTUP_WAIT : loadFailure));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while waiting for the active policy", e);
+        }
+        return current.get();
     }
 
     void swap(long version, CompiledPolicy policy) {
         current.set(new Active(version, policy));
+        loaded.countDown();
+    }
+
+    /** The startup load; an activation that already happened wins over it. */
+    void initial(long version, CompiledPolicy policy) {
+        current.compareAndSet(null, new Active(version, policy));
+        loaded.countDown();
+    }
+
+    void failed(String why) {
+        loadFailure = why;
+        loaded.countDown();
     }
 }

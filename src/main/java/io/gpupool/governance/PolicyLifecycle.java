@@ -3,6 +3,8 @@ package io.gpupool.governance;
 import io.gpupool.policy.check.PolicyValidator;
 import io.gpupool.policy.check.ValidationReport;
 import io.gpupool.policy.engine.CompiledPolicy;
+import io.gpupool.policy.engine.Compilation;
+import io.gpupool.policy.engine.PolicyCompiler;
 import io.gpupool.policy.ruleset.RuleSet;
 import io.gpupool.policy.ruleset.RuleSetComparison;
 import io.gpupool.policy.ruleset.RuleSetFiles;
@@ -70,11 +72,21 @@ public class PolicyLifecycle {
         }
         long version = pointer.get().version();
         RuleSet ruleSet = RuleSetCodec.decode(version, tx.executeRead(s -> versions.findById(version)).orElseThrow().files());
-        ValidationReport report = validator.validate(ruleSet);
-        CompiledPolicy compiled = report.policy().orElseThrow(() -> new IllegalStateException(
-                "Active policy " + PolicyVersion.label(version) + " no longer compiles: " + report.errors()));
-        active.swap(version, compiled);
-        LOG.info("Active policy {} loaded", PolicyVersion.label(version));
+        // Compile in the background so the server answers (inventory, health) while Drools warms up;
+        // anything that needs the policy waits in ActivePolicy.current(). Compile only: the version
+        // passed validation (lint, tests) when it was activated.
+        Thread loader = new Thread(() -> {
+            Compilation compilation = new PolicyCompiler().compile(ruleSet);
+            if (compilation.policy().isPresent()) {
+                active.initial(version, compilation.policy().get());
+                LOG.info("Active policy {} loaded", PolicyVersion.label(version));
+            } else {
+                active.failed(PolicyVersion.label(version) + " no longer compiles: " + compilation.messages());
+                LOG.error("Active policy {} does not compile: {}", PolicyVersion.label(version), compilation.messages());
+            }
+        }, "gpupool-policy-loader");
+        loader.setDaemon(true);
+        loader.start();
     }
 
     public UploadResult upload(Map<String, String> files, String message, String author) {

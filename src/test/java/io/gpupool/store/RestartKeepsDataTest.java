@@ -39,6 +39,8 @@ class RestartKeepsDataTest {
             assertThat(snapshot.tenants()).hasSize(8);
             assertThat(snapshot.device("fra-h100-02-gpu1").orElseThrow().health()).isEqualTo(DeviceHealth.UNHEALTHY);
             assertThat(snapshot.device("fra-h100-02-gpu1").orElseThrow().lastHeartbeat()).isNotNull();
+            assertThat(ctx.getBean(io.gpupool.governance.ActivePolicy.class).current().version())
+                    .as("the stored active policy is loaded again, not re-created").isEqualTo(1);
         }
     }
 
