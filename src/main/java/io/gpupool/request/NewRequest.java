@@ -3,7 +3,6 @@ package io.gpupool.request;
 import io.gpupool.allocator.TopologyScope;
 import io.gpupool.lease.WorkloadKind;
 import io.gpupool.problem.FieldChecks;
-import io.gpupool.problem.ProblemException;
 
 import java.util.List;
 
@@ -52,9 +51,5 @@ public record NewRequest(String tenant, WorkloadKind kind, Integer gpus, Integer
 
     int milliOrWhole() {
         return milliPerGpu == null ? 1000 : milliPerGpu;
-    }
-
-    static ProblemException tooLarge(String detail) {
-        return ProblemException.invalid(detail);
     }
 }
