@@ -13,6 +13,7 @@ import io.gpupool.inventory.LabelSelector;
 import io.gpupool.inventory.Node;
 import io.gpupool.inventory.Site;
 import io.gpupool.problem.ProblemException;
+import io.gpupool.request.LifecycleScheduler;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.store.WorkingSet;
 import io.micronaut.core.annotation.Nullable;
@@ -31,10 +32,12 @@ import java.util.List;
 public class InventoryController {
     private final WorkingSet workingSet;
     private final HeartbeatService heartbeats;
+    private final LifecycleScheduler scheduler;
 
-    InventoryController(WorkingSet workingSet, HeartbeatService heartbeats) {
+    InventoryController(WorkingSet workingSet, HeartbeatService heartbeats, LifecycleScheduler scheduler) {
         this.workingSet = workingSet;
         this.heartbeats = heartbeats;
+        this.scheduler = scheduler;
     }
 
     @Get("/sites")
@@ -95,7 +98,11 @@ public class InventoryController {
     @Post("/devices/{id}/heartbeat")
     @Allow(Role.ADMIN)
     public DeviceView heartbeat(@PathVariable String id, @Nullable @Body Heartbeat heartbeat) {
+        DeviceHealth before = workingSet.current().device(id).map(Device::health).orElse(null);
         Device device = heartbeats.record(id, heartbeat);
+        if (before != null && before != device.health()) {
+            scheduler.sweepSoon(); // policy decides at once what happens to leases on it (or to the queue)
+        }
         return view(workingSet.current(), device);
     }
 

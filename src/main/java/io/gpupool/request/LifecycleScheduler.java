@@ -91,6 +91,12 @@ public class LifecycleScheduler {
         }
     }
 
+    /** A device went bad or similar: run the policy sweep in the next pass, and make that pass soon. */
+    public void sweepSoon() {
+        lastSweep = Instant.EPOCH;
+        nudge();
+    }
+
     /** One full pass; returns how many queued requests were placed. */
     public synchronized int runOnce() {
         endGracePeriods();
