@@ -225,7 +225,7 @@ class CrashRecoveryTest {
     /** The production default H2 URL (application.yml) in a temporary directory. */
     private String url() {
         return TestDatabase.isPostgres() ? System.getProperty("datasources.default.url")
-                : "jdbc:h2:file:" + dir.resolve("db").toAbsolutePath() + ";MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH";
+                : "jdbc:h2:file:" + dir.resolve("db").toAbsolutePath() + ";MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH;WRITE_DELAY=0";
     }
 
     private static String user() {
