@@ -78,9 +78,9 @@ class ConcurrentRequestsInvariantTest {
             w.get(120, TimeUnit.SECONDS);
         }
         pool.shutdown();
-        System.out.printf("[load] %d submits (%d keyed), %d releases, %d cancels from %d threads in %d ms; answers %s%n",
+        System.out.printf("[load] %d submits (%d keyed), %d releases, %d cancels from %d threads in %d ms; answers %s, queued because %s%n",
                 record.submits(), record.keys().size(), record.releases(), record.cancels(), THREADS,
-                (System.nanoTime() - start) / 1_000_000, record.statusCounts());
+                (System.nanoTime() - start) / 1_000_000, record.statusCounts(), record.queuedBecause());
     }
 
     /** One client: submits, sometimes twice at once under one key, cancels some queued requests, releases some leases. */
@@ -129,6 +129,16 @@ class ConcurrentRequestsInvariantTest {
             }
         });
         assertThat(broken).isEmpty();
+        tx.executeRead(status -> {
+            try {
+                PoolInvariants.quotaUse(tx.getConnection()).stream().filter(u -> u.limitMilli() != null)
+                        .forEach(u -> System.out.printf("[quota] %s in %s holds %d of %d milli%n", u.tenant(), u.pool(),
+                                u.heldMilli(), u.limitMilli()));
+                return null;
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        });
     }
 
     @Test

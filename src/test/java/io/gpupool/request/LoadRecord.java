@@ -19,6 +19,7 @@ final class LoadRecord {
     private final Map<String, List<String>> keys = new ConcurrentSkipListMap<>();
     private final Map<Integer, AtomicInteger> statuses = new ConcurrentSkipListMap<>();
     private final List<String> unexpected = java.util.Collections.synchronizedList(new ArrayList<>());
+    private final Map<String, Integer> queuedBecause = new ConcurrentSkipListMap<>();
     private final AtomicInteger submits = new AtomicInteger();
     private final AtomicInteger releases = new AtomicInteger();
     private final AtomicInteger cancels = new AtomicInteger();
@@ -35,6 +36,9 @@ final class LoadRecord {
         requestIds.add(id);
         if (reply.status() == 422) {
             rejected.add(id);
+        }
+        if (reply.status() == 202) {
+            queuedBecause.merge(reply.body().at("/request/whyPending/blockedBy").asText(), 1, Integer::sum);
         }
         if (reply.status() == 201) {
             placedLeases.put(reply.body().at("/lease/id").asText(), id);
@@ -73,6 +77,8 @@ final class LoadRecord {
     Map<String, String> placedLeases() { return placedLeases; }
     Map<String, List<String>> keys() { return keys; }
     List<String> unexpected() { return unexpected; }
+    /** Queued answers by what blocked them (CAPACITY, QUOTA, PREEMPTION_GRACE, ...). */
+    Map<String, Integer> queuedBecause() { return queuedBecause; }
 
     Map<Integer, Integer> statusCounts() {
         Map<Integer, Integer> counts = new TreeMap<>();

@@ -82,9 +82,29 @@ public final class PoolInvariants {
     }
 
     private static void quota(Connection c, List<String> broken) throws SQLException {
+        for (QuotaUse u : quotaUse(c)) {
+            if (u.limitMilli() == null && u.heldMilli() > 0) {
+                broken.add("tenant " + u.tenant() + " holds " + u.heldMilli() + " milli in pool " + u.pool()
+                        + " without any quota there");
+            } else if (u.limitMilli() != null && u.heldMilli() > u.limitMilli()) {
+                broken.add("tenant " + u.tenant() + " holds " + u.heldMilli() + " milli in pool " + u.pool()
+                        + " with its teams; guarantee + borrowing limit is " + u.limitMilli());
+            }
+        }
+    }
+
+    /**
+     * What the quota check compares, per tenant and non-ELASTIC pool: the subtree's held milli against
+     * 1000 × (guaranteed + borrowing limit) where the tenant has a checkable {@code "*"} quota, or the
+     * tenant's own held milli against no limit (null) where nobody in its lineage has one.
+     */
+    public record QuotaUse(String tenant, String pool, long heldMilli, Long limitMilli) {
+    }
+
+    public static List<QuotaUse> quotaUse(Connection c) throws SQLException {
         Map<String, String> parent = new HashMap<>();
         rows(c, "SELECT id, parent_id FROM tenant").forEach(r -> parent.put(r[0], r[1]));
-        Map<String, String> tier = new HashMap<>();
+        Map<String, String> tier = new TreeMap<>();
         rows(c, "SELECT id, tier FROM pool").forEach(r -> tier.put(r[0], r[1]));
         Map<String, Long> limitMilli = new HashMap<>();
         rows(c, "SELECT tenant_id, pool_id, guaranteed_gpus + borrowing_limit FROM quota WHERE model = '*'")
@@ -98,23 +118,21 @@ public final class PoolInvariants {
                 subtreeMilli.merge(t + "/" + r[1], Long.parseLong(r[2]), Long::sum);
             }
         }
+        List<QuotaUse> uses = new ArrayList<>();
         for (String pool : tier.keySet()) {
             if ("ELASTIC".equals(tier.get(pool))) {
                 continue;
             }
-            for (String tenant : parent.keySet()) {
-                long held = subtreeMilli.getOrDefault(tenant + "/" + pool, 0L);
-                Long limit = limitMilli.get(tenant + "/" + pool);
-                if (limit != null && !descendantHasQuota(tenant, pool, parent, limitMilli) && held > limit) {
-                    broken.add("tenant " + tenant + " holds " + held + " milli in pool " + pool + " with its teams; "
-                            + "guarantee + borrowing limit is " + limit);
-                }
-                long own = ownMilli.getOrDefault(tenant + "/" + pool, 0L);
-                if (!lineageHasQuota(tenant, pool, parent, limitMilli) && own > 0) {
-                    broken.add("tenant " + tenant + " holds " + own + " milli in pool " + pool + " without any quota there");
+            for (String tenant : new TreeSet<>(parent.keySet())) {
+                String key = tenant + "/" + pool;
+                if (limitMilli.containsKey(key) && !descendantHasQuota(tenant, pool, parent, limitMilli)) {
+                    uses.add(new QuotaUse(tenant, pool, subtreeMilli.getOrDefault(key, 0L), limitMilli.get(key)));
+                } else if (!lineageHasQuota(tenant, pool, parent, limitMilli)) {
+                    uses.add(new QuotaUse(tenant, pool, ownMilli.getOrDefault(key, 0L), null));
                 }
             }
         }
+        return uses;
     }
 
     private static boolean descendantHasQuota(String tenant, String pool, Map<String, String> parent, Map<String, Long> quota) {
