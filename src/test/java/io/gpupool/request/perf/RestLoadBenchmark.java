@@ -51,7 +51,12 @@ public final class RestLoadBenchmark {
     }
 
     private static void run(HttpJson http, int threads, int seconds, String label) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        // daemon threads: a failing run ends the JVM instead of leaving clients behind
+        ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "load-client");
+            t.setDaemon(true);
+            return t;
+        });
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         List<Future<Client>> futures = new ArrayList<>();
         long start = System.nanoTime();
