@@ -90,6 +90,9 @@ class CrashRecoveryTest {
         pool.shutdown();
         assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
         assertThat(answers).as("answers before the kill").hasSizeGreaterThanOrEqualTo(ANSWERS_BEFORE_KILL);
+        Map<Integer, Long> byStatus = new java.util.TreeMap<>();
+        answers.values().forEach(a -> byStatus.merge(a.status(), 1L, Long::sum));
+        System.out.printf("[crash] killed after %d answers %s from %d clients%n", answers.size(), byStatus, THREADS);
 
         service = start(false, "restarted.log");
         http = new HttpJson(service.uri(), Api.ADMIN);
