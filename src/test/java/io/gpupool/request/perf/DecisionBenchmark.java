@@ -1,0 +1,170 @@
+package io.gpupool.request.perf;
+
+import io.gpupool.allocator.SnapshotCapacity;
+import io.gpupool.auth.Caller;
+import io.gpupool.auth.Role;
+import io.gpupool.governance.ActivePolicy;
+import io.gpupool.inventory.Cluster;
+import io.gpupool.inventory.Device;
+import io.gpupool.inventory.Site;
+import io.gpupool.lease.WorkloadKind;
+import io.gpupool.policy.engine.PolicyEngine;
+import io.gpupool.policy.fact.RequestFact;
+import io.gpupool.policy.fact.SnapshotFacts;
+import io.gpupool.policy.perf.SyntheticFleet;
+import io.gpupool.request.AllocationService;
+import io.gpupool.request.NewRequest;
+import io.gpupool.request.Outcome;
+import io.gpupool.snapshot.PoolSnapshot;
+import io.gpupool.store.WorkingSet;
+import io.gpupool.tenant.Tenant;
+import io.micronaut.context.ApplicationContext;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.function.Supplier;
+
+/**
+ * Decisions per second and latency of the real allocation path (AllocationService.submit: policy,
+ * placement, one transaction, new snapshot) on 10,000 GPUs / 50,000 fractional leases, in process
+ * on in-memory H2, then a breakdown of the per-decision costs that do not depend on the request
+ * (snapshot copy, fact and capacity-view rebuild) so a missed goal says where the time goes.
+ * Usage: scripts/benchmark io.gpupool.request.perf.DecisionBenchmark [gpus] [leases] [decisions]
+ */
+public final class DecisionBenchmark {
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
+    public static void main(String[] args) {
+        int gpus = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
+        int leases = args.length > 1 ? Integer.parseInt(args[1]) : 50_000;
+        int decisions = args.length > 2 ? Integer.parseInt(args[2]) : 2_000;
+        System.out.printf("load average at start: %.2f, cpus: %d, java %s%n",
+                ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
+                Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
+        Map<String, Object> props = Map.of(
+                "datasources.default.url", "jdbc:h2:mem:decision-benchmark;DB_CLOSE_DELAY=-1;MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH",
+                "micronaut.server.port", -1);
+        try (ApplicationContext ctx = ApplicationContext.run(props, "test")) {
+            WorkingSet workingSet = ctx.getBean(WorkingSet.class);
+            long s0 = System.nanoTime();
+            PoolSnapshot synthetic = SyntheticFleet.facts(gpus, leases, 0.75).snapshot();
+            seed(workingSet, synthetic);
+            PoolSnapshot seeded = workingSet.current();
+            System.out.printf("seeded %d GPUs on %d nodes, %d leases, %d tenants in %.1f s%n", seeded.devices().size(),
+                    seeded.nodes().size(), seeded.leases().size(), seeded.tenants().size(), (System.nanoTime() - s0) / 1e9);
+
+            AllocationService allocation = ctx.getBean(AllocationService.class);
+            Caller admin = new Caller("bench", "bench", Role.ADMIN, null);
+            List<String> teams = seeded.tenants().values().stream().filter(t -> t.parentId() != null).map(Tenant::id).sorted().toList();
+            Random random = new Random(7);
+            submit(allocation, admin, teams, random, 300, "warm-up");
+            submit(allocation, admin, teams, random, decisions, "measured");
+            breakdown(ctx, workingSet.current());
+        }
+    }
+
+    /** Writes the synthetic pool through the store in one transaction, as an import would. */
+    private static void seed(WorkingSet workingSet, PoolSnapshot s) {
+        workingSet.write((before, next, store) -> {
+            Site site = new Site("s1", "site", "region");
+            Cluster cluster = new Cluster("c1", "s1", "cluster", "InfiniBand");
+            store.put(site, false);
+            next.site(site);
+            store.put(cluster, false);
+            next.cluster(cluster);
+            s.pools().values().forEach(p -> { store.put(p, false); next.pool(p); });
+            s.nodes().values().forEach(n -> { store.put(n, false); next.node(n); });
+            s.devices().values().forEach(g -> {
+                Device d = new Device(g.id(), "GPU-" + g.id(), g.nodeId(), g.clusterId(), g.siteId(), g.index(), g.model(),
+                        g.memoryMib(), g.nvlinkDomain(), g.numaNode(), g.rdma(), g.shareMode(), g.migLayout(), g.health(),
+                        g.labels(), g.poolId(), g.lastHeartbeat());
+                store.put(d, false);
+                next.device(d);
+            });
+            s.tenants().values().stream().sorted(Comparator.comparing(t -> t.parentId() == null ? 0 : 1))
+                    .forEach(t -> { store.put(t, false); next.tenant(t); });
+            s.quotas().values().forEach(q -> { store.put(q, false); next.quota(q); });
+            s.leases().values().forEach(l -> { store.put(l, false); next.lease(l); });
+            return null;
+        });
+    }
+
+    /** 60 % dev fractions, 30 % inference fractions (placed), 10 % one whole training GPU (queued: no whole GPU is free). */
+    private static void submit(AllocationService allocation, Caller admin, List<String> teams, Random random, int count,
+                               String label) {
+        double[] wall = new double[count];
+        double[] cpu = new double[count];
+        Map<Integer, Integer> statuses = new TreeMap<>();
+        long start = System.nanoTime();
+        for (int i = 0; i < count; i++) {
+            int dice = random.nextInt(10);
+            WorkloadKind kind = dice < 6 ? WorkloadKind.DEV : dice < 9 ? WorkloadKind.INFERENCE : WorkloadKind.TRAINING;
+            Integer milli = kind == WorkloadKind.TRAINING ? null : 50 * (1 + random.nextInt(4));
+            NewRequest r = new NewRequest(teams.get(random.nextInt(teams.size())), kind, 1, milli, null, null, null,
+                    null, null, null, null, null, null, null);
+            long c = THREADS.getCurrentThreadCpuTime();
+            long t = System.nanoTime();
+            Outcome o = allocation.submit(r, null, admin);
+            wall[i] = ms(System.nanoTime() - t);
+            cpu[i] = ms(THREADS.getCurrentThreadCpuTime() - c);
+            statuses.merge(o.status(), 1, Integer::sum);
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        System.out.printf("%s: %d decisions in %.2f s = %.0f decisions/s; outcomes %s%n", label, count, seconds,
+                count / seconds, statuses);
+        print(label + " decision p50", percentile(wall, 50));
+        print(label + " decision p99", percentile(wall, 99));
+        print(label + " decision max", percentile(wall, 100));
+        print(label + " decision thread CPU p50", percentile(cpu, 50));
+        print(label + " decision thread CPU p99", percentile(cpu, 99));
+    }
+
+    /** The parts of a decision paid once per snapshot version, i.e. once per committed decision today. */
+    private static void breakdown(ApplicationContext ctx, PoolSnapshot snapshot) {
+        PolicyEngine engine = ctx.getBean(PolicyEngine.class);
+        var policy = ctx.getBean(ActivePolicy.class).current().policy();
+        String tenant = snapshot.tenants().values().stream().filter(t -> t.parentId() != null).findFirst().orElseThrow().id();
+        RequestFact request = new RequestFact("bench", tenant, "DEV", 1, 100, null, List.of(), 0, 1, null, true, 0);
+        SnapshotFacts warm = SnapshotFacts.of(snapshot);
+        print("per version: snapshot copy (toBuilder().build())", median(() -> snapshot.toBuilder().version(snapshot.version() + 1).build()));
+        print("per version: SnapshotFacts.of", median(() -> SnapshotFacts.of(snapshot)));
+        print("per version: first admission on new facts", median(() -> engine.admit(policy, SnapshotFacts.of(snapshot), request)));
+        print("per version: SnapshotCapacity.of (capacity view)", median(() -> SnapshotCapacity.of(snapshot)));
+        print("per request: admission on already-derived facts", median(() -> engine.admit(policy, warm, request)));
+        WorkingSet workingSet = ctx.getBean(WorkingSet.class);
+        print("per commit: empty write (transaction + snapshot copy)", median(() -> workingSet.write((b, n, st) -> null)));
+    }
+
+    private static double median(Supplier<?> work) {
+        double[] t = new double[15];
+        for (int i = -5; i < t.length; i++) {
+            long s = System.nanoTime();
+            work.get();
+            if (i >= 0) {
+                t[i] = ms(System.nanoTime() - s);
+            }
+        }
+        return percentile(t, 50);
+    }
+
+    private static double ms(long nanos) {
+        return nanos / 1_000_000.0;
+    }
+
+    private static double percentile(double[] values, double p) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        int index = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
+        return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
+    }
+
+    private static void print(String what, double millis) {
+        System.out.printf("%-70s %10.3f ms%n", what, millis);
+    }
+}
