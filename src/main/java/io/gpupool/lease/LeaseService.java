@@ -49,7 +49,7 @@ public class LeaseService {
     public Lease release(String id, Caller caller) {
         get(id, caller);
         Lease released = workingSet.write((before, next, store) -> {
-            Lease lease = held(before, id, store.findLease(id).orElse(null));
+            Lease lease = held(before, id, () -> store.findLease(id).orElse(null));
             Lease ended = LeaseTransitions.end(lease, LeaseState.RELEASED);
             store.put(ended, true);
             next.lease(ended);
@@ -68,7 +68,7 @@ public class LeaseService {
         }
         get(id, caller);
         return workingSet.write((before, next, store) -> {
-            Lease lease = held(before, id, store.findLease(id).orElse(null));
+            Lease lease = held(before, id, () -> store.findLease(id).orElse(null));
             if (lease.state() != LeaseState.ACTIVE) {
                 throw ProblemException.conflict("Lease " + id + " is " + lease.state() + " (deadline "
                         + lease.deadline() + "); it cannot be renewed");
@@ -94,7 +94,7 @@ public class LeaseService {
             throw ProblemException.invalid("Heartbeat time " + at + " is in the future (server time " + now + ")");
         }
         Lease updated = workingSet.write((before, next, store) -> {
-            Lease lease = held(before, id, store.findLease(id).orElse(null));
+            Lease lease = held(before, id, () -> store.findLease(id).orElse(null));
             Set<String> devices = new HashSet<>();
             lease.shares().forEach(s -> devices.add(s.deviceId()));
             List<UsageReport.GpuUsage> gpus = report == null || report.gpus() == null ? List.of() : report.gpus();
@@ -124,8 +124,11 @@ public class LeaseService {
     }
 
     /** The lease if it still holds devices; 409 when it ended, 404 when unknown. */
-    private static Lease held(PoolSnapshot snapshot, String id, Lease stored) {
-        return snapshot.lease(id).orElseThrow(() -> stored == null ? ProblemException.notFound("lease", id)
-                : ProblemException.conflict("Lease " + id + " is " + stored.state() + "; it no longer holds GPUs"));
+    private static Lease held(PoolSnapshot snapshot, String id, java.util.function.Supplier<Lease> stored) {
+        return snapshot.lease(id).orElseThrow(() -> {
+            Lease ended = stored.get(); // the database only when the snapshot does not hold it
+            return ended == null ? ProblemException.notFound("lease", id)
+                    : ProblemException.conflict("Lease " + id + " is " + ended.state() + "; it no longer holds GPUs");
+        });
     }
 }

@@ -69,6 +69,7 @@ public class AllocationService {
             if (key != null) {
                 Optional<GpuRequest> earlier = store.findRequest(in.tenant(), key);
                 if (earlier.isPresent()) {
+                    requireSameAsk(earlier.get(), in, key);
                     return replay(before, earlier.get(), store.findLease(String.valueOf(earlier.get().leaseId())));
                 }
             }
@@ -148,11 +149,26 @@ public class AllocationService {
         return placed;
     }
 
+    /** An Idempotency-Key names one ask: reusing it for a different ask is a client bug, not a retry. */
+    private static void requireSameAsk(GpuRequest earlier, NewRequest in, String key) {
+        boolean same = earlier.kind() == in.kind() && earlier.gpus() == in.gpus()
+                && earlier.milliPerGpu() == in.milliOrWhole() && earlier.gangSize() == in.gangOrOne()
+                && java.util.Objects.equals(earlier.migProfile(), in.migProfile())
+                && java.util.Objects.equals(earlier.poolId(), in.pool())
+                && java.util.Objects.equals(earlier.priorityClass(), in.priorityClass());
+        if (!same) {
+            throw ProblemException.unprocessable("Idempotency-Key '" + key + "' was used for a different request ("
+                    + earlier.id() + ": " + earlier.gpus() + " × " + earlier.kind() + "); use a new key for a new request",
+                    java.util.List.of());
+        }
+    }
+
     private static Outcome replay(PoolSnapshot snapshot, GpuRequest earlier, Optional<Lease> lease) {
         int status = switch (earlier.state()) {
             case PLACED -> Outcome.PLACED;
             case REJECTED -> Outcome.REJECTED;
-            default -> Outcome.QUEUED;
+            case CANCELLED -> Outcome.ENDED;
+            case QUEUED -> Outcome.QUEUED;
         };
         return new Outcome(earlier, lease.orElse(null), status,
                 earlier.state() == RequestState.QUEUED ? QueueOrder.position(snapshot, earlier) : 0);

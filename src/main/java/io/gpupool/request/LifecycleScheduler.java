@@ -57,6 +57,7 @@ public class LifecycleScheduler {
     });
     private final AtomicBoolean nudgePending = new AtomicBoolean();
     private volatile Instant lastSweep = Instant.EPOCH;
+    private volatile boolean stopping;
 
     LifecycleScheduler(WorkingSet workingSet, AllocationService allocation, PolicyEngine engine, ActivePolicy active,
                        UsageRecorder usage, DecisionLog decisionLog, Clock clock, @Value("${gpupool.preemption.grace:30s}") Duration grace,
@@ -74,6 +75,9 @@ public class LifecycleScheduler {
 
     @Scheduled(fixedDelay = "${gpupool.scheduler.interval:5s}", initialDelay = "${gpupool.scheduler.interval:5s}")
     void tick() {
+        if (stopping) {
+            return; // the context is closing: the database pool may already be gone
+        }
         try {
             runOnce();
         } catch (RuntimeException e) {
@@ -199,6 +203,7 @@ public class LifecycleScheduler {
 
     @PreDestroy
     void stop() {
+        stopping = true;
         nudges.shutdownNow();
     }
 }

@@ -7,4 +7,6 @@ public record Outcome(GpuRequest request, Lease lease, int status, int queuePosi
     public static final int PLACED = 201;
     public static final int QUEUED = 202;
     public static final int REJECTED = 422;
+    /** A retried key whose request has ended (cancelled): shown as it is. */
+    public static final int ENDED = 200;
 }

@@ -97,6 +97,11 @@ class RequestPlacementApiTest {
         assertThat(b.body().at("/request/id").asText()).isEqualTo(a.body().at("/request/id").asText());
         assertThat(b.body().at("/lease/id").asText()).isEqualTo(a.body().at("/lease/id").asText());
         assertThat(api.get("/api/v1/leases?tenant=vision&state=ACTIVE", vision).body().size()).isEqualTo(2);
+
+        Reply reused = api.send(HttpRequest.POST("/api/v1/requests", request("vision", "dev", 1, "milliPerGpu", 500))
+                .header("Idempotency-Key", "notebook-42"), vision);
+        assertThat(reused.status()).as("the same key for a different ask").isEqualTo(422);
+        assertThat(reused.detail()).contains("was used for a different request");
     }
 
     @Test
