@@ -87,7 +87,6 @@ doc = {
         {"tenant": "nlp", "pool": "training", "model": "H100-SXM-80G", "guaranteedGpus": 48, "borrowingLimit": 16, "lendingLimit": 32},
         {"tenant": "vision", "pool": "training", "model": "A100-SXM-80G", "guaranteedGpus": 32, "borrowingLimit": 8, "lendingLimit": 24},
         {"tenant": "rl", "pool": "dev-shared", "model": "*", "guaranteedGpus": 16, "borrowingLimit": 16, "lendingLimit": 8},
-        {"tenant": "products", "pool": "training", "model": "*", "guaranteedGpus": 32, "borrowingLimit": 64, "lendingLimit": 16},
         {"tenant": "products", "pool": "critical", "model": "H100-SXM-80G", "guaranteedGpus": 16, "borrowingLimit": 0, "lendingLimit": 0},
         {"tenant": "search", "pool": "inference", "model": "*", "guaranteedGpus": 40, "borrowingLimit": 20, "lendingLimit": 20},
         {"tenant": "ads", "pool": "inference", "model": "T4-16G", "guaranteedGpus": 32, "borrowingLimit": 8, "lendingLimit": 16},
