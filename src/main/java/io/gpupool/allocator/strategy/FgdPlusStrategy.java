@@ -28,7 +28,11 @@ public final class FgdPlusStrategy implements PlacementStrategy {
     private final double slackWeight;
     private final FragmentProbe fgd = new FragmentProbe(false);
     private final FragmentProbe refine = new FragmentProbe(true);
-    /** Best primary score seen in the current decision: nodes below it skip the refinement. */
+    /**
+     * Best primary score seen in the current decision: nodes below it skip the refinement. Such a
+     * partial score may be memoised for other nodes of the same state; harmless, since they share
+     * the primary score and cannot win either.
+     */
     private long bestPrimary;
     private double bestScore;
 
