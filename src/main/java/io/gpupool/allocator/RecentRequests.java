@@ -22,6 +22,7 @@ public final class RecentRequests implements WorkloadEstimate {
     private int seen;
     private int sinceRefresh;
     private WorkloadMix mix = WorkloadMix.empty();
+    private WorkloadMix complete = WorkloadMix.empty();
 
     public RecentRequests(double halfLife, int refreshEvery, double coverage, boolean withMemory) {
         this.growth = Math.pow(2, 1 / halfLife);
@@ -47,6 +48,7 @@ public final class RecentRequests implements WorkloadEstimate {
         seen++;
         if (++sinceRefresh >= Math.min(refreshEvery, Math.max(1, seen / 4))) {
             mix = WorkloadMix.ofWeights(weights, coverage);
+            complete = WorkloadMix.ofWeights(weights, 1.0);
             sinceRefresh = 0;
         }
     }
@@ -54,5 +56,10 @@ public final class RecentRequests implements WorkloadEstimate {
     @Override
     public WorkloadMix current() {
         return mix;
+    }
+
+    @Override
+    public WorkloadMix complete() {
+        return complete;
     }
 }

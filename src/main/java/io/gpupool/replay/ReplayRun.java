@@ -25,6 +25,7 @@ public final class ReplayRun {
     private final String workload;
     private final StrategyRegistry registry;
     private final WorkloadMix oracle;
+    private final WorkloadMix oracleComplete;
     private final boolean learnedMix;
 
     /** Strategies that score against a workload mix (they get the oracle unless {@code learnedMix}). */
@@ -41,7 +42,9 @@ public final class ReplayRun {
         this.workload = workload;
         this.registry = registry;
         this.learnedMix = learnedMix;
-        this.oracle = WorkloadMix.fromRequests(pods.stream().map(TracePod::toRequest).toList(), WorkloadMix.PAPER_COVERAGE);
+        List<PlacementRequest> all = pods.stream().map(TracePod::toRequest).toList();
+        this.oracle = WorkloadMix.fromRequests(all, WorkloadMix.PAPER_COVERAGE);
+        this.oracleComplete = WorkloadMix.fromRequests(all, 1.0);
     }
 
     public RunResult run(String strategy, long seed) {
@@ -87,7 +90,7 @@ public final class ReplayRun {
      */
     private StrategySettings settings(String strategy, long seed) {
         boolean oracleMix = MIX_AWARE.contains(strategy) && !learnedMix;
-        return new StrategySettings(seed, oracleMix ? WorkloadEstimate.fixed(oracle) : null);
+        return new StrategySettings(seed, oracleMix ? WorkloadEstimate.fixed(oracle, oracleComplete) : null);
     }
 
     String label(String strategy) {

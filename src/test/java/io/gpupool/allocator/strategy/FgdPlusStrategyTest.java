@@ -40,6 +40,20 @@ class FgdPlusStrategyTest {
     }
 
     @Test
+    void anIdleNodeIsKeptWholeForARareGangTheNinetyFivePercentMixLeavesOut() {
+        WorkloadMix common = WorkloadMix.of(Map.of(new TaskShape(0, 0, 1, 1000, Set.of()), 99L), 0.95);
+        WorkloadMix complete = WorkloadMix.of(Map.of(new TaskShape(0, 0, 1, 1000, Set.of()), 99L,
+                new TaskShape(0, 0, 8, 1000, Set.of()), 1L), 1.0);
+        CapacityView nodes = Fleet.of().node("idle").gpus(8, "G2").and()
+                .node("half-used").gpus(8, "G2").used(0, 1000).used(1, 1000).used(2, 1000).used(3, 1000).build();
+        var oneGpu = request().gpus(1).build();
+
+        assertThat(nodeOf(new FgdStrategy(WorkloadEstimate.fixed(common)), nodes, oneGpu)).isEqualTo("idle");
+        assertThat(nodeOf(new FgdPlusStrategy(WorkloadEstimate.fixed(common, complete)), nodes, oneGpu))
+                .isEqualTo("half-used");
+    }
+
+    @Test
     void aFractionKeepsAGapTheCommonFractionCanStillUse() {
         CapacityView partly = Fleet.of().node("idle").gpus(8, "G2").and()
                 .node("started").gpus(8, "G2").used(0, 300).build();
