@@ -105,12 +105,23 @@ public final class Fragmentation {
             long fits = 0;
             long usable = 0;
             long slots = 0;
-            for (int i = 0; i < count; i++) {
-                int f = free[i];
-                if (f >= need && ok[model[i]]) {
-                    fits++;
-                    usable += f;
-                    slots += f / need;
+            if (capacityAware) {
+                for (int i = 0; i < count; i++) {
+                    int f = free[i];
+                    if (f >= need && ok[model[i]]) {
+                        fits++;
+                        usable += f;
+                        slots += f / need;
+                    }
+                }
+            } else {
+                // The paper's measure needs no slot count: skip the division in FGD's inner loop.
+                for (int i = 0; i < count; i++) {
+                    int f = free[i];
+                    if (f >= need && ok[model[i]]) {
+                        fits++;
+                        usable += f;
+                    }
                 }
             }
             scratch[3 * g] = fits;

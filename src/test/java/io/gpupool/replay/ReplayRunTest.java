@@ -30,6 +30,17 @@ class ReplayRunTest {
     }
 
     @Test
+    void runsWithALearnedMixAreLabelledSoTheyAreNeverMistakenForOracleRuns() {
+        List<TracePod> pods = List.of(new TracePod("a", 1000, 1024, 1, 300, Set.of()));
+
+        RunResult learned = new ReplayRun(ONE_GPU, pods, "test", StrategyRegistry.standard(), true).run("fgd-plus", 1);
+        RunResult baseline = new ReplayRun(ONE_GPU, pods, "test", StrategyRegistry.standard(), true).run("bestfit", 1);
+
+        assertThat(learned.strategy()).isEqualTo("fgd-plus/learned");
+        assertThat(baseline.strategy()).isEqualTo("bestfit");
+    }
+
+    @Test
     void cpuMemoryAndModelConstraintsAreEnforced() {
         List<TracePod> pods = List.of(new TracePod("too-much-cpu", 9000, 1024, 1, 100, Set.of()),
                 new TracePod("too-much-memory", 1000, 20000, 1, 100, Set.of()),
