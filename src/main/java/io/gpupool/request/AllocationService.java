@@ -65,7 +65,7 @@ public class AllocationService {
         if (key != null && key.length() > 128) {
             throw ProblemException.invalid("Idempotency-Key: at most 128 characters");
         }
-        return workingSet.write((before, next, store) -> {
+        Outcome outcome = workingSet.write((before, next, store) -> {
             if (key != null) {
                 Optional<GpuRequest> earlier = store.findRequest(in.tenant(), key);
                 if (earlier.isPresent()) {
@@ -80,8 +80,14 @@ public class AllocationService {
                     Boolean.TRUE.equals(in.topologyRequired()), in.pool(), in.priorityClass(),
                     !Boolean.FALSE.equals(in.preemptible()), in.ttlSeconds() == null ? 0 : in.ttlSeconds(),
                     RequestState.QUEUED, 0, null, null, now, now);
-            return decider.decide(before, next, store, request, true, backfill.current(before, now), now);
+            return decider.decide(before, next, store, request, true, backfill.current(), now);
         });
+        if (outcome.status() == Outcome.QUEUED && backfill.current().head() == null
+                && WhyPending.CAPACITY.equals(outcome.request().whyPending().blockedBy())) {
+            // A new head of the queue: reserve for it now rather than at the next scheduling pass.
+            workingSet.write((before, next, store) -> backfill.refresh(before, clock.instant()));
+        }
+        return outcome;
     }
 
     public GpuRequest get(String id, Caller caller) {
@@ -132,6 +138,7 @@ public class AllocationService {
      */
     public int retryQueues() {
         int placed = 0;
+        workingSet.write((before, next, store) -> backfill.refresh(before, clock.instant()));
         for (GpuRequest queued : QueueOrder.ordered(workingSet.current())) {
             Instant now = clock.instant();
             if (queued.whyPending() != null && queued.whyPending().until() != null && queued.whyPending().until().isAfter(now)) {
@@ -140,7 +147,7 @@ public class AllocationService {
             Outcome outcome = workingSet.write((before, next, store) -> {
                 GpuRequest current = before.queued().get(queued.id());
                 return current == null ? null
-                        : decider.decide(before, next, store, current, false, backfill.current(before, now), now);
+                        : decider.decide(before, next, store, current, false, backfill.current(), now);
             });
             if (outcome != null && outcome.status() == Outcome.PLACED) {
                 placed++;

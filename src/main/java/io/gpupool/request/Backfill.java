@@ -25,8 +25,7 @@ import java.util.Set;
  */
 final class Backfill {
     private final Allocators allocators;
-    private long cachedVersion = -1;
-    private Reservation cached = Reservation.NONE;
+    private volatile Reservation cached = Reservation.NONE;
 
     Backfill(Allocators allocators) {
         this.allocators = allocators;
@@ -45,14 +44,21 @@ final class Backfill {
         }
     }
 
-    /** The reservation of the current head of the queue; computed once per snapshot version. Single writer only. */
-    Reservation current(PoolSnapshot snapshot, Instant now) {
-        if (snapshot.version() != cachedVersion) {
-            cachedVersion = snapshot.version();
-            cached = QueueOrder.ordered(snapshot).stream()
-                    .filter(r -> r.whyPending() != null && WhyPending.CAPACITY.equals(r.whyPending().blockedBy()))
-                    .findFirst().map(head -> reserve(snapshot, head, now)).orElse(Reservation.NONE);
-        }
+    /**
+     * The reservation every decision honours until the next refresh. Computing it places the head on
+     * simulated views (O(pool) each), so it is refreshed once per scheduling pass, not per decision:
+     * between passes a reservation can be a few seconds stale, which only ever makes backfill more
+     * cautious or lets through work that the next pass would also admit.
+     */
+    Reservation current() {
+        return cached;
+    }
+
+    /** Recomputes the head's reservation. Single writer only (it uses the allocators). */
+    Reservation refresh(PoolSnapshot snapshot, Instant now) {
+        cached = QueueOrder.ordered(snapshot).stream()
+                .filter(r -> r.whyPending() != null && WhyPending.CAPACITY.equals(r.whyPending().blockedBy()))
+                .findFirst().map(head -> reserve(snapshot, head, now)).orElse(Reservation.NONE);
         return cached;
     }
 
