@@ -18,8 +18,15 @@ final class LeaseFacts {
 
     static List<LeaseFact> derive(PoolSnapshot snapshot, Instant now, Map<String, TenantFact> tenants,
                                   Map<String, List<UsageSample>> samples, UsageWindow window) {
-        List<LeaseFact> facts = new ArrayList<>(snapshot.leases().size());
-        for (Lease l : snapshot.leases().values()) {
+        return derive(snapshot, snapshot.leases().values(), now, tenants, samples, window);
+    }
+
+    /** Facts of some leases only (e.g. those of the pools one request may use). */
+    static List<LeaseFact> derive(PoolSnapshot snapshot, java.util.Collection<Lease> leases, Instant now,
+                                  Map<String, TenantFact> tenants, Map<String, List<UsageSample>> samples,
+                                  UsageWindow window) {
+        List<LeaseFact> facts = new ArrayList<>(leases.size());
+        for (Lease l : leases) {
             List<String> deviceIds = new ArrayList<>(l.shares().size());
             List<String> models = new ArrayList<>(1);
             DeviceHealth worst = DeviceHealth.HEALTHY;

@@ -120,11 +120,14 @@ public final class SnapshotFacts {
         // or excluded by the caller) must neither host victims nor count as "has room".
         List<Object> facts = forAdmission(request);
         facts.removeIf(f -> f instanceof PoolFact p && !pools.contains(p.poolId()));
-        for (LeaseFact lease : leases()) {
-            if (pools.contains(lease.poolId())) {
-                facts.add(lease);
-            }
+        if (leases != null) {
+            leases.stream().filter(l -> pools.contains(l.poolId())).forEach(facts::add);
+            return facts;
         }
+        // Derive only these pools' leases: one request's preemption must not pay for the whole fleet.
+        List<io.gpupool.lease.Lease> inPools = snapshot.leases().values().stream()
+                .filter(l -> pools.contains(l.poolId())).toList();
+        facts.addAll(LeaseFacts.derive(snapshot, inPools, now, tenants, samplesByLease, window));
         return facts;
     }
 
