@@ -65,11 +65,6 @@ public record PlacementRequest(String id, int gangSize, int gpusPerMember, int m
                 allowedModels, excludedModels, minGpuMemoryMib, cpuMilli, memoryMib, topology, pools);
     }
 
-    public PlacementRequest withTopology(Topology value) {
-        return new PlacementRequest(id, gangSize, gpusPerMember, milliPerGpu, migProfile, allowedModels,
-                excludedModels, minGpuMemoryMib, cpuMilli, memoryMib, value, pools);
-    }
-
     public PlacementRequest withGangSize(int value) {
         return new PlacementRequest(id, value, gpusPerMember, milliPerGpu, migProfile, allowedModels,
                 excludedModels, minGpuMemoryMib, cpuMilli, memoryMib, topology, pools);

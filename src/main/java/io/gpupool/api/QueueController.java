@@ -15,6 +15,7 @@ import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.QueryValue;
 
+import java.time.Clock;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -27,10 +28,12 @@ import java.util.Map;
 public class QueueController {
     private final WorkingSet workingSet;
     private final DecisionLog decisions;
+    private final Clock clock;
 
-    QueueController(WorkingSet workingSet, DecisionLog decisions) {
+    QueueController(WorkingSet workingSet, DecisionLog decisions, Clock clock) {
         this.workingSet = workingSet;
         this.decisions = decisions;
+        this.clock = clock;
     }
 
     public record QueueEntry(int position, GpuRequest request) {
@@ -64,16 +67,13 @@ public class QueueController {
         } else if (lease != null) {
             found = decisions.forLease(lease);
         } else {
-            found = decisions.since(parse(since));
+            found = decisions.since(since == null ? clock.instant().minusSeconds(3600) : parse(since));
         }
         PoolSnapshot snapshot = workingSet.current();
         return found.stream().filter(d -> d.tenantId() == null || caller.reaches(d.tenantId(), snapshot)).toList();
     }
 
     private static Instant parse(String since) {
-        if (since == null) {
-            return Instant.now().minusSeconds(3600);
-        }
         try {
             return Instant.parse(since);
         } catch (DateTimeParseException e) {

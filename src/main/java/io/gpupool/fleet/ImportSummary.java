@@ -9,8 +9,4 @@ import java.util.Map;
 public record ImportSummary(String contentHash, boolean applied, Map<String, Counts> changes) {
     public record Counts(int created, int updated, int unchanged) {
     }
-
-    public int totalWritten() {
-        return changes.values().stream().mapToInt(c -> c.created() + c.updated()).sum();
-    }
 }

@@ -14,8 +14,4 @@ public record Quota(String tenantId, String poolId, String model, int guaranteed
     public String key() {
         return tenantId + "/" + poolId + "/" + model;
     }
-
-    public boolean coversModel(String deviceModel) {
-        return ANY_MODEL.equals(model) || model.equals(deviceModel);
-    }
 }

@@ -41,8 +41,8 @@ public class QuotaService {
         if (spec == null) {
             throw ProblemException.invalid("A quota body is required");
         }
-        boolean existed = workingSet.current().quotas().containsKey(
-                spec.tenant() + "/" + spec.pool() + "/" + (spec.model() == null ? Quota.ANY_MODEL : spec.model()));
+        String model = spec.model() == null ? Quota.ANY_MODEL : spec.model();
+        boolean existed = workingSet.current().quotas().containsKey(new Quota(spec.tenant(), spec.pool(), model, 0, 0, 0).key());
         importer.importDocument(new FleetDocument(null, null, null, null, null, List.of(spec)), "api:put-quota",
                 caller.principal(), before -> { });
         return !existed;

@@ -58,11 +58,11 @@ final class Backfill {
     Reservation refresh(PoolSnapshot snapshot, Instant now) {
         cached = QueueOrder.ordered(snapshot).stream()
                 .filter(r -> r.whyPending() != null && WhyPending.CAPACITY.equals(r.whyPending().blockedBy()))
-                .findFirst().map(head -> reserve(snapshot, head, now)).orElse(Reservation.NONE);
+                .findFirst().map(head -> reserve(snapshot, head)).orElse(Reservation.NONE);
         return cached;
     }
 
-    Reservation reserve(PoolSnapshot snapshot, GpuRequest head, Instant now) {
+    Reservation reserve(PoolSnapshot snapshot, GpuRequest head) {
         String pool = head.whyPending() == null ? null : head.whyPending().pool();
         if (pool == null) {
             return Reservation.NONE;

@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -41,7 +40,6 @@ public final class PoolSnapshot {
     private final Map<String, GpuRequest> queued;
     private final Map<String, List<Device>> devicesByNode;
     private final Map<String, Integer> usedMilliByDevice;
-    private final Map<String, List<Lease>> leasesByTenant;
 
     PoolSnapshot(long version, Instant takenAt, Map<String, Site> sites, Map<String, Cluster> clusters,
                  Map<String, Node> nodes, Map<String, Device> devices, Map<String, Tenant> tenants,
@@ -60,7 +58,6 @@ public final class PoolSnapshot {
         this.queued = Collections.unmodifiableMap(queued);
         this.devicesByNode = indexDevicesByNode(devices.values());
         this.usedMilliByDevice = indexUsage(leases.values());
-        this.leasesByTenant = indexLeasesByTenant(leases.values());
     }
 
     public static PoolSnapshotBuilder builder() {
@@ -110,10 +107,6 @@ public final class PoolSnapshot {
         return DeviceShare.WHOLE - usedMilli(deviceId);
     }
 
-    public List<Lease> leasesOf(String tenantId) {
-        return leasesByTenant.getOrDefault(tenantId, List.of());
-    }
-
     /** The tenant and its ancestors, nearest first (a team, then its org). */
     public List<Tenant> lineage(String tenantId) {
         List<Tenant> chain = new ArrayList<>();
@@ -145,14 +138,5 @@ public final class PoolSnapshot {
             }
         }
         return used;
-    }
-
-    private static Map<String, List<Lease>> indexLeasesByTenant(Collection<Lease> leases) {
-        Map<String, List<Lease>> byTenant = new LinkedHashMap<>();
-        for (Lease lease : leases) {
-            byTenant.computeIfAbsent(lease.tenantId(), k -> new ArrayList<>()).add(lease);
-        }
-        byTenant.replaceAll((k, v) -> Collections.unmodifiableList(v));
-        return byTenant;
     }
 }

@@ -5,6 +5,7 @@ import io.micronaut.data.jdbc.annotation.JdbcRepository;
 import io.micronaut.data.model.query.builder.sql.Dialect;
 import io.micronaut.data.repository.CrudRepository;
 
+import java.util.Collection;
 import java.util.List;
 
 @JdbcRepository(dialect = Dialect.POSTGRES)
@@ -14,4 +15,6 @@ public interface LeaseShareRepository extends CrudRepository<LeaseShareRow, Long
     List<LeaseShareRow> findHeld();
 
     List<LeaseShareRow> findByLeaseId(String leaseId);
+
+    List<LeaseShareRow> findByLeaseIdInList(Collection<String> leaseIds);
 }

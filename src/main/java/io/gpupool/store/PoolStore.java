@@ -119,7 +119,13 @@ public class PoolStore {
     public List<Lease> findLeases(String tenantId, String state) {
         List<LeaseRow> rows = tenantId == null ? (state == null ? iterable(leases.findAll()) : leases.findByStateInList(List.of(state)))
                 : leases.findByTenantId(tenantId).stream().filter(r -> state == null || state.equals(r.state())).toList();
-        return rows.stream().map(r -> r.toLease(shares.findByLeaseId(r.id()).stream().map(LeaseShareRow::toShare).toList())).toList();
+        Map<String, List<DeviceShare>> byLease = new HashMap<>();
+        // One query per chunk of leases rather than one per lease (chunks keep the IN list bounded).
+        for (int from = 0; from < rows.size(); from += 1000) {
+            List<String> ids = rows.subList(from, Math.min(rows.size(), from + 1000)).stream().map(LeaseRow::id).toList();
+            shares.findByLeaseIdInList(ids).forEach(s -> byLease.computeIfAbsent(s.leaseId(), k -> new ArrayList<>()).add(s.toShare()));
+        }
+        return rows.stream().map(r -> r.toLease(byLease.getOrDefault(r.id(), List.of()))).toList();
     }
 
     private static <T> List<T> iterable(Iterable<T> all) {

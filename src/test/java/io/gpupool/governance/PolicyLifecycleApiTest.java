@@ -92,25 +92,8 @@ class PolicyLifecycleApiTest {
     @Test
     @Order(4)
     void aRuleSetThatNeverReachesQuiescenceIsRejectedInsteadOfHanging() {
-        Map<String, String> looping = PolicyFiles.withFile(PolicyFiles.defaults(), "loop/tick.drl", """
-                package io.gpupool.rules.loop;
-                import io.gpupool.policy.fact.PoolFact;
-                declare Tick
-                    n : int
-                end
-                rule "Every pool starts a clock"
-                when
-                    PoolFact( )
-                then
-                    insert(new Tick(0));
-                end
-                rule "The clock ticks forever"
-                when
-                    $t : Tick( )
-                then
-                    insert(new Tick($t.getN() + 1));
-                end
-                """);
+        Map<String, String> looping = PolicyFiles.withFile(PolicyFiles.defaults(), PolicyFiles.NEVER_QUIESCENT_PATH,
+                PolicyFiles.NEVER_QUIESCENT);
 
         Reply reply = api.post("/api/v1/policies", Map.of("message", "looping", "files", looping), ADMIN);
 

@@ -9,6 +9,31 @@ import java.util.TreeMap;
 public final class PolicyFiles {
     public static final String RECLAMATION = "reclamation/reclamation.drl";
 
+    /** A rule file that never reaches quiescence: every Tick inserts the next one. */
+    public static final String NEVER_QUIESCENT_PATH = "loop/tick.drl";
+    public static final String NEVER_QUIESCENT = """
+            package io.gpupool.rules.loop;
+            import io.gpupool.policy.fact.PoolFact;
+
+            declare Tick
+                n : int
+            end
+
+            rule "Every pool starts a clock"
+            when
+                PoolFact( )
+            then
+                insert(new Tick(0));
+            end
+
+            rule "The clock ticks forever"
+            when
+                $t : Tick( )
+            then
+                insert(new Tick($t.getN() + 1));
+            end
+            """;
+
     private PolicyFiles() {
     }
 

@@ -1,5 +1,6 @@
 package io.gpupool.policy.check;
 
+import io.gpupool.testing.PolicyFiles;
 import io.gpupool.policy.DefaultPolicy;
 import io.gpupool.policy.engine.EvaluationLimits;
 import io.gpupool.policy.engine.PolicyEngine;
@@ -54,28 +55,7 @@ class PolicyValidatorTest {
     @Test
     void ruleSetThatNeverReachesQuiescenceFailsValidationInsteadOfHanging() {
         Map<String, String> files = new HashMap<>();
-        files.put("loop/tick.drl", """
-                package io.gpupool.rules.loop;
-                import io.gpupool.policy.fact.PoolFact;
-
-                declare Tick
-                    n : int
-                end
-
-                rule "Every pool starts a clock"
-                when
-                    PoolFact( )
-                then
-                    insert(new Tick(0));
-                end
-
-                rule "The clock ticks forever"
-                when
-                    $t : Tick( )
-                then
-                    insert(new Tick($t.getN() + 1));
-                end
-                """);
+        files.put(PolicyFiles.NEVER_QUIESCENT_PATH, PolicyFiles.NEVER_QUIESCENT);
         files.put("tests/loop-any-pool.yaml", "given: {pools: [{id: p, tier: ELASTIC}]}\n");
         PolicyValidator bounded = new PolicyValidator(new PolicyEngine(new EvaluationLimits(500, 1, Duration.ofSeconds(5))));
 
