@@ -1,5 +1,7 @@
 package io.gpupool.allocator;
 
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -36,6 +38,9 @@ final class CapacityLayout {
     final String[] migProfiles;
     final int[] migProfileMilli;
     final int maxGpusPerNode;
+    /** Id → index for the two large tables; a linear scan over 10,000 device ids per share was the cost of preemption. */
+    private final Map<String, Integer> nodeIndex;
+    private final Map<String, Integer> gpuIndex;
     /** Source of node stamps: unique across every view of this layout, including discarded trials. */
     final AtomicLong stamps = new AtomicLong();
 
@@ -75,6 +80,24 @@ final class CapacityLayout {
             max = Math.max(max, gpuStart[n + 1] - gpuStart[n]);
         }
         this.maxGpusPerNode = max;
+        this.nodeIndex = positions(nodeIds);
+        this.gpuIndex = positions(deviceIds);
+    }
+
+    int nodeIndex(String nodeId) {
+        return nodeIndex.getOrDefault(nodeId, -1);
+    }
+
+    int gpuIndex(String deviceId) {
+        return gpuIndex.getOrDefault(deviceId, -1);
+    }
+
+    private static Map<String, Integer> positions(String[] ids) {
+        Map<String, Integer> positions = new HashMap<>(ids.length * 2);
+        for (int i = ids.length - 1; i >= 0; i--) {
+            positions.put(ids[i], i); // the first occurrence wins, as with a scan
+        }
+        return positions;
     }
 
     /** Nodes having at least one GPU with each attribute value. */
@@ -90,6 +113,7 @@ final class CapacityLayout {
         return byValue;
     }
 
+    /** Position in a small table (models, profiles, pools, racks); the large ones use the maps above. */
     int indexOf(String[] table, String value) {
         for (int i = 0; i < table.length; i++) {
             if (table[i].equals(value)) {

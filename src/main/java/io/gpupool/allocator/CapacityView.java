@@ -89,6 +89,46 @@ public final class CapacityView {
         return next;
     }
 
+    /**
+     * A new view after leases came and went: {@code given} shares freed, {@code taken} shares held,
+     * and the listed nodes' hosted workload classes replaced (the caller counts them per node, so a
+     * class disappears with the last lease of that kind). This view is unchanged.
+     */
+    CapacityView withLeaseChanges(List<HeldShare> given, List<HeldShare> taken, java.util.Map<Integer, Integer> classes) {
+        CapacityView next = new CapacityView(this);
+        java.util.Set<Integer> touched = new java.util.HashSet<>(classes.keySet());
+        for (HeldShare s : given) {
+            next.adjust(s, 1);
+            touched.add(s.node());
+        }
+        for (HeldShare s : taken) {
+            next.adjust(s, -1);
+            touched.add(s.node());
+        }
+        classes.forEach((node, bits) -> next.nodeClasses[node] = bits);
+        touched.forEach(next::refresh);
+        return next;
+    }
+
+    /** Gives back ({@code sign} 1) or takes (−1) one held share, without refreshing its node. */
+    private void adjust(HeldShare s, int sign) {
+        cpuFree[s.node()] += sign * s.cpuMilli();
+        memoryFree[s.node()] += sign * s.memoryMib();
+        if (s.gpu() < 0) {
+            return;
+        }
+        if (s.migProfile() != null && layout.gpuMig[s.gpu()]) {
+            int p = layout.indexOf(layout.migProfiles, s.migProfile());
+            if (p >= 0) {
+                migFree[s.gpu()] = migFree[s.gpu()].clone();
+                migFree[s.gpu()][p] += sign;
+                gpuFree[s.gpu()] += sign * layout.migProfileMilli[p];
+            }
+        } else {
+            gpuFree[s.gpu()] = Math.max(0, Math.min(PlacementRequest.WHOLE, gpuFree[s.gpu()] + sign * s.milli()));
+        }
+    }
+
     private void take(MemberPlacement m) {
         int node = m.node();
         cpuFree[node] -= m.cpuMilli();
@@ -216,11 +256,11 @@ public final class CapacityView {
     }
 
     public int nodeIndex(String nodeId) {
-        return layout.indexOf(layout.nodeIds, nodeId);
+        return layout.nodeIndex(nodeId);
     }
 
     public int gpuIndex(String deviceId) {
-        return layout.indexOf(layout.deviceIds, deviceId);
+        return layout.gpuIndex(deviceId);
     }
 
     public int nodeOfGpu(int gpu) {

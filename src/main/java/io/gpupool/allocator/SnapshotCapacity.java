@@ -27,19 +27,12 @@ public final class SnapshotCapacity {
         Map<String, List<String>> migUsed = new HashMap<>();
         Map<String, Integer> classesByNode = new HashMap<>();
         for (Lease lease : snapshot.leases().values()) {
-            Map<String, int[]> perNode = new HashMap<>();
             for (DeviceShare share : lease.shares()) {
                 if (share.migProfile() != null) {
                     migUsed.computeIfAbsent(share.deviceId(), k -> new ArrayList<>()).add(share.migProfile());
                 }
-                snapshot.device(share.deviceId()).ifPresent(d -> {
-                    int[] countAndMilli = perNode.computeIfAbsent(d.nodeId(), k -> new int[2]);
-                    countAndMilli[0]++;
-                    countAndMilli[1] = share.migProfile() != null ? 0 : share.milli();
-                });
             }
-            perNode.forEach((node, cm) -> classesByNode.merge(node,
-                    WorkloadClass.of(cm[0], cm[1] == 0 ? 0 : cm[1], cm[1] == 0 ? "mig" : null), (a, b) -> a | b));
+            classesOf(lease, snapshot).forEach((node, bit) -> classesByNode.merge(node, bit, (a, b) -> a | b));
         }
         CapacityViewBuilder builder = CapacityView.builder();
         for (Node node : snapshot.nodes().values()) {
@@ -54,6 +47,25 @@ public final class SnapshotCapacity {
             }
         }
         return builder.build();
+    }
+
+    /**
+     * The workload class (one {@link WorkloadClass} bit) the lease puts on each node it uses: its
+     * share count there and, for fractions, their size; MIG partitions count as shared.
+     */
+    static Map<String, Integer> classesOf(Lease lease, PoolSnapshot snapshot) {
+        Map<String, int[]> perNode = new HashMap<>(4);
+        for (DeviceShare share : lease.shares()) {
+            snapshot.device(share.deviceId()).ifPresent(d -> {
+                int[] countAndMilli = perNode.computeIfAbsent(d.nodeId(), k -> new int[2]);
+                countAndMilli[0]++;
+                countAndMilli[1] = share.migProfile() != null ? 0 : share.milli();
+            });
+        }
+        Map<String, Integer> classes = new HashMap<>(4);
+        perNode.forEach((node, cm) -> classes.put(node,
+                WorkloadClass.of(cm[0], cm[1], cm[1] == 0 ? "mig" : null)));
+        return classes;
     }
 
     /** A lease as capacity it would give back if preempted (GPU shares only; see class comment on CPU). */

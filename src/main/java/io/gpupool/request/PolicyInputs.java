@@ -1,39 +1,27 @@
 package io.gpupool.request;
 
+import io.gpupool.allocator.CapacityTracker;
 import io.gpupool.allocator.CapacityView;
-import io.gpupool.allocator.SnapshotCapacity;
+import io.gpupool.policy.fact.FactsTracker;
 import io.gpupool.policy.fact.RequestFact;
 import io.gpupool.policy.fact.SnapshotFacts;
 import io.gpupool.snapshot.PoolSnapshot;
 
 /**
- * Derived inputs of one snapshot, built once per snapshot version and reused by every decision on
- * it (a queue pass evaluates many requests against the same state). Single-writer use only.
+ * Derived inputs of each snapshot the writer decides on: policy facts and the allocator's capacity
+ * view, updated from the previous snapshot's by what changed (one decision changes one lease), so a
+ * decision does not pay for the whole fleet. Single-writer use only.
  */
 final class PolicyInputs {
-    private long version = -1;
-    private SnapshotFacts facts;
-    private CapacityView view;
+    private final FactsTracker facts = new FactsTracker();
+    private final CapacityTracker views = new CapacityTracker();
 
     SnapshotFacts facts(PoolSnapshot snapshot) {
-        refresh(snapshot);
-        return facts;
+        return facts.of(snapshot);
     }
 
     CapacityView view(PoolSnapshot snapshot) {
-        refresh(snapshot);
-        if (view == null) {
-            view = SnapshotCapacity.of(snapshot);
-        }
-        return view;
-    }
-
-    private void refresh(PoolSnapshot snapshot) {
-        if (snapshot.version() != version || facts == null) {
-            version = snapshot.version();
-            facts = SnapshotFacts.of(snapshot);
-            view = null;
-        }
+        return views.of(snapshot);
     }
 
     static RequestFact fact(GpuRequest r) {

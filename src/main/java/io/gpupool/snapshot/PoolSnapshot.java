@@ -11,6 +11,10 @@ import io.gpupool.quota.Quota;
 import io.gpupool.request.GpuRequest;
 import io.gpupool.tenant.Tenant;
 
+import org.pcollections.HashTreePMap;
+import org.pcollections.OrderedPMap;
+import org.pcollections.PMap;
+
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -19,16 +23,26 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The whole pool at one instant: the single input of policy and allocator. Immutable and safe to
  * share across threads; a change produces a new snapshot ({@link #toBuilder()}). Only leases that
  * hold devices (ACTIVE, PREEMPTING) and requests that wait in a queue are part of it. {@code version} increases with every committed
  * change, so a decision can say which state it saw.
+ *
+ * <p>Cost of a change: leases and queued requests live in persistent (structurally shared) maps and
+ * the usage index is updated from the change, so {@code toBuilder()…build()} costs O(changed leases
+ * · log n), not O(fleet); the rarely changing maps (inventory, tenants, pools, quotas) are shared
+ * until one of them changes. {@link #delta()} says what changed since the snapshot it was built from.
  */
 public final class PoolSnapshot {
+    private static final AtomicLong IDENTITIES = new AtomicLong();
+
     private final long version;
+    private final long identity = IDENTITIES.incrementAndGet();
     private final Instant takenAt;
+    private final SnapshotDelta delta;
     private final Map<String, Site> sites;
     private final Map<String, Cluster> clusters;
     private final Map<String, Node> nodes;
@@ -36,28 +50,31 @@ public final class PoolSnapshot {
     private final Map<String, Tenant> tenants;
     private final Map<String, Pool> pools;
     private final Map<String, Quota> quotas;
-    private final Map<String, Lease> leases;
-    private final Map<String, GpuRequest> queued;
+    private final PMap<String, Lease> leases;
+    private final PMap<String, GpuRequest> queued;
     private final Map<String, List<Device>> devicesByNode;
-    private final Map<String, Integer> usedMilliByDevice;
+    private final PMap<String, Integer> usedMilliByDevice;
 
-    PoolSnapshot(long version, Instant takenAt, Map<String, Site> sites, Map<String, Cluster> clusters,
-                 Map<String, Node> nodes, Map<String, Device> devices, Map<String, Tenant> tenants,
-                 Map<String, Pool> pools, Map<String, Quota> quotas, Map<String, Lease> leases,
-                 Map<String, GpuRequest> queued) {
+    /** Maps must be read-only; {@code devicesByNode} null means "index {@code devices} now". */
+    PoolSnapshot(long version, Instant takenAt, SnapshotDelta delta, Map<String, Site> sites,
+                 Map<String, Cluster> clusters, Map<String, Node> nodes, Map<String, Device> devices,
+                 Map<String, Tenant> tenants, Map<String, Pool> pools, Map<String, Quota> quotas,
+                 PMap<String, Lease> leases, PMap<String, GpuRequest> queued,
+                 Map<String, List<Device>> devicesByNode, PMap<String, Integer> usedMilliByDevice) {
         this.version = version;
         this.takenAt = takenAt;
-        this.sites = Collections.unmodifiableMap(sites);
-        this.clusters = Collections.unmodifiableMap(clusters);
-        this.nodes = Collections.unmodifiableMap(nodes);
-        this.devices = Collections.unmodifiableMap(devices);
-        this.tenants = Collections.unmodifiableMap(tenants);
-        this.pools = Collections.unmodifiableMap(pools);
-        this.quotas = Collections.unmodifiableMap(quotas);
-        this.leases = Collections.unmodifiableMap(leases);
-        this.queued = Collections.unmodifiableMap(queued);
-        this.devicesByNode = indexDevicesByNode(devices.values());
-        this.usedMilliByDevice = indexUsage(leases.values());
+        this.delta = delta;
+        this.sites = sites;
+        this.clusters = clusters;
+        this.nodes = nodes;
+        this.devices = devices;
+        this.tenants = tenants;
+        this.pools = pools;
+        this.quotas = quotas;
+        this.leases = leases;
+        this.queued = queued;
+        this.devicesByNode = devicesByNode != null ? devicesByNode : indexDevicesByNode(devices.values());
+        this.usedMilliByDevice = usedMilliByDevice;
     }
 
     public static PoolSnapshotBuilder builder() {
@@ -74,6 +91,16 @@ public final class PoolSnapshot {
 
     public long version() { return version; }
     public Instant takenAt() { return takenAt; }
+
+    /**
+     * Unique per snapshot object, unlike {@link #version()}: two builds from one parent (one
+     * committed, one rolled back) share a version but never an identity. Caches key on this.
+     */
+    public long identity() { return identity; }
+
+    /** What changed since the snapshot this one was built from. */
+    public SnapshotDelta delta() { return delta; }
+
     public Map<String, Site> sites() { return sites; }
     public Map<String, Cluster> clusters() { return clusters; }
     public Map<String, Node> nodes() { return nodes; }
@@ -81,11 +108,16 @@ public final class PoolSnapshot {
     public Map<String, Tenant> tenants() { return tenants; }
     public Map<String, Pool> pools() { return pools; }
     public Map<String, Quota> quotas() { return quotas; }
-    /** Leases that currently hold devices, by id. */
+    /** Leases that currently hold devices, by id, oldest first. */
     public Map<String, Lease> leases() { return leases; }
 
     /** Requests waiting in a queue, by id, in arrival order. */
     public Map<String, GpuRequest> queued() { return queued; }
+
+    PMap<String, Lease> leaseMap() { return leases; }
+    PMap<String, GpuRequest> queuedMap() { return queued; }
+    Map<String, List<Device>> devicesByNode() { return devicesByNode; }
+    PMap<String, Integer> usedMilliByDevice() { return usedMilliByDevice; }
 
     public Optional<Device> device(String id) { return Optional.ofNullable(devices.get(id)); }
     public Optional<Node> node(String id) { return Optional.ofNullable(nodes.get(id)); }
@@ -118,6 +150,18 @@ public final class PoolSnapshot {
         return chain;
     }
 
+    static PMap<String, Lease> noLeases() {
+        return OrderedPMap.empty();
+    }
+
+    static PMap<String, GpuRequest> noRequests() {
+        return OrderedPMap.empty();
+    }
+
+    static PMap<String, Integer> noUsage() {
+        return HashTreePMap.empty();
+    }
+
     private static Map<String, List<Device>> indexDevicesByNode(Collection<Device> devices) {
         Map<String, List<Device>> byNode = new HashMap<>();
         for (Device d : devices) {
@@ -127,16 +171,6 @@ public final class PoolSnapshot {
             e.getValue().sort((a, b) -> Integer.compare(a.index(), b.index()));
             e.setValue(Collections.unmodifiableList(e.getValue()));
         }
-        return byNode;
-    }
-
-    private static Map<String, Integer> indexUsage(Collection<Lease> leases) {
-        Map<String, Integer> used = new HashMap<>();
-        for (Lease lease : leases) {
-            for (DeviceShare share : lease.shares()) {
-                used.merge(share.deviceId(), share.milli(), Integer::sum);
-            }
-        }
-        return used;
+        return Collections.unmodifiableMap(byNode);
     }
 }

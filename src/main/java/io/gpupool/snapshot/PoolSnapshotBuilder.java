@@ -4,48 +4,70 @@ import io.gpupool.inventory.Cluster;
 import io.gpupool.inventory.Device;
 import io.gpupool.inventory.Node;
 import io.gpupool.inventory.Site;
+import io.gpupool.lease.DeviceShare;
 import io.gpupool.lease.Lease;
 import io.gpupool.pool.Pool;
 import io.gpupool.quota.Quota;
 import io.gpupool.request.GpuRequest;
 import io.gpupool.request.RequestState;
 import io.gpupool.tenant.Tenant;
+import org.pcollections.PMap;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
-/** Assembles a {@link PoolSnapshot}; the builder is mutable and single-threaded, the result is not. */
+/**
+ * Assembles a {@link PoolSnapshot}; the builder is mutable and single-threaded, the result is not.
+ * Made from a snapshot, it shares that snapshot's maps and records which leases it touched, so
+ * {@link #build()} costs what changed rather than what exists (see {@link SnapshotDelta}).
+ */
 public final class PoolSnapshotBuilder {
+    private final PoolSnapshot base;
     private long version;
     private boolean changed;
     private Instant takenAt = Instant.EPOCH;
-    private final Map<String, Site> sites = new LinkedHashMap<>();
-    private final Map<String, Cluster> clusters = new LinkedHashMap<>();
-    private final Map<String, Node> nodes = new LinkedHashMap<>();
-    private final Map<String, Device> devices = new LinkedHashMap<>();
-    private final Map<String, Tenant> tenants = new LinkedHashMap<>();
-    private final Map<String, Pool> pools = new LinkedHashMap<>();
-    private final Map<String, Quota> quotas = new LinkedHashMap<>();
-    private final Map<String, Lease> leases = new LinkedHashMap<>();
-    private final Map<String, GpuRequest> queued = new LinkedHashMap<>();
+    private final CopyOnWriteMap<String, Site> sites;
+    private final CopyOnWriteMap<String, Cluster> clusters;
+    private final CopyOnWriteMap<String, Node> nodes;
+    private final CopyOnWriteMap<String, Device> devices;
+    private final CopyOnWriteMap<String, Tenant> tenants;
+    private final CopyOnWriteMap<String, Pool> pools;
+    private final CopyOnWriteMap<String, Quota> quotas;
+    private PMap<String, Lease> leases;
+    private PMap<String, GpuRequest> queued;
+    /** Each touched lease id with the value it had in {@code base} (null: it was not there). */
+    private final Map<String, Lease> leasesBefore = new LinkedHashMap<>();
 
     PoolSnapshotBuilder() {
+        base = null;
+        sites = new CopyOnWriteMap<>();
+        clusters = new CopyOnWriteMap<>();
+        nodes = new CopyOnWriteMap<>();
+        devices = new CopyOnWriteMap<>();
+        tenants = new CopyOnWriteMap<>();
+        pools = new CopyOnWriteMap<>();
+        quotas = new CopyOnWriteMap<>();
+        leases = PoolSnapshot.noLeases();
+        queued = PoolSnapshot.noRequests();
     }
 
     PoolSnapshotBuilder(PoolSnapshot from) {
+        base = from;
         version = from.version();
         takenAt = from.takenAt();
-        sites.putAll(from.sites());
-        clusters.putAll(from.clusters());
-        nodes.putAll(from.nodes());
-        devices.putAll(from.devices());
-        tenants.putAll(from.tenants());
-        pools.putAll(from.pools());
-        quotas.putAll(from.quotas());
-        leases.putAll(from.leases());
-        queued.putAll(from.queued());
+        sites = new CopyOnWriteMap<>(from.sites());
+        clusters = new CopyOnWriteMap<>(from.clusters());
+        nodes = new CopyOnWriteMap<>(from.nodes());
+        devices = new CopyOnWriteMap<>(from.devices());
+        tenants = new CopyOnWriteMap<>(from.tenants());
+        pools = new CopyOnWriteMap<>(from.pools());
+        quotas = new CopyOnWriteMap<>(from.quotas());
+        leases = from.leaseMap();
+        queued = from.queuedMap();
     }
 
     public PoolSnapshotBuilder version(long value) { version = value; return this; }
@@ -62,22 +84,17 @@ public final class PoolSnapshotBuilder {
     /** Adds or replaces a lease; a lease that no longer holds devices is dropped from the snapshot. */
     public PoolSnapshotBuilder lease(Lease l) {
         changed = true;
-        if (l.state().holdsDevices()) {
-            leases.put(l.id(), l);
-        } else {
-            leases.remove(l.id());
+        if (!leasesBefore.containsKey(l.id())) {
+            leasesBefore.put(l.id(), leases.get(l.id()));
         }
+        leases = l.state().holdsDevices() ? leases.plus(l.id(), l) : leases.minus(l.id());
         return this;
     }
 
     /** Adds or replaces a request; one that no longer waits in a queue is dropped from the snapshot. */
     public PoolSnapshotBuilder request(GpuRequest r) {
         changed = true;
-        if (r.state() == RequestState.QUEUED) {
-            queued.put(r.id(), r);
-        } else {
-            queued.remove(r.id());
-        }
+        queued = r.state() == RequestState.QUEUED ? queued.plus(r.id(), r) : queued.minus(r.id());
         return this;
     }
 
@@ -96,9 +113,59 @@ public final class PoolSnapshotBuilder {
     public PoolSnapshotBuilder leases(Collection<Lease> all) { all.forEach(this::lease); return this; }
 
     public PoolSnapshot build() {
-        return new PoolSnapshot(version, takenAt, new LinkedHashMap<>(sites), new LinkedHashMap<>(clusters),
-                new LinkedHashMap<>(nodes), new LinkedHashMap<>(devices), new LinkedHashMap<>(tenants),
-                new LinkedHashMap<>(pools), new LinkedHashMap<>(quotas), new LinkedHashMap<>(leases),
-                new LinkedHashMap<>(queued));
+        SnapshotDelta delta = delta();
+        boolean sameDevices = base != null && !devices.modified();
+        return new PoolSnapshot(version, takenAt, delta, sites.freeze(), clusters.freeze(), nodes.freeze(),
+                devices.freeze(), tenants.freeze(), pools.freeze(), quotas.freeze(), leases, queued,
+                sameDevices ? base.devicesByNode() : null, usage(delta));
+    }
+
+    private SnapshotDelta delta() {
+        if (base == null) {
+            return SnapshotDelta.FROM_SCRATCH;
+        }
+        List<Lease> removed = new ArrayList<>();
+        List<Lease> added = new ArrayList<>();
+        leasesBefore.forEach((id, before) -> {
+            Lease after = leases.get(id);
+            if (before != after) {
+                if (before != null) {
+                    removed.add(before);
+                }
+                if (after != null) {
+                    added.add(after);
+                }
+            }
+        });
+        boolean inventory = sites.modified() || clusters.modified() || nodes.modified() || devices.modified();
+        boolean tenancy = tenants.modified() || pools.modified() || quotas.modified();
+        return new SnapshotDelta(base.identity(), removed, added, inventory, tenancy, base.delta());
+    }
+
+    /** Milli-GPU per device: the base's index plus the delta, or counted afresh without a base. */
+    private PMap<String, Integer> usage(SnapshotDelta delta) {
+        if (base == null) {
+            Map<String, Integer> used = new LinkedHashMap<>();
+            for (Lease lease : leases.values()) {
+                lease.shares().forEach(s -> used.merge(s.deviceId(), s.milli(), Integer::sum));
+            }
+            return PoolSnapshot.noUsage().plusAll(used);
+        }
+        PMap<String, Integer> used = base.usedMilliByDevice();
+        for (Lease lease : delta.leasesRemoved()) {
+            used = add(used, lease, -1);
+        }
+        for (Lease lease : delta.leasesAdded()) {
+            used = add(used, lease, 1);
+        }
+        return used;
+    }
+
+    private static PMap<String, Integer> add(PMap<String, Integer> used, Lease lease, int sign) {
+        for (DeviceShare share : lease.shares()) {
+            int milli = used.getOrDefault(share.deviceId(), 0) + sign * share.milli();
+            used = milli == 0 ? used.minus(share.deviceId()) : used.plus(share.deviceId(), milli);
+        }
+        return used;
     }
 }

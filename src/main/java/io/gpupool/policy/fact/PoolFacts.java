@@ -1,6 +1,8 @@
 package io.gpupool.policy.fact;
 
 import io.gpupool.inventory.Device;
+import io.gpupool.lease.DeviceShare;
+import io.gpupool.lease.Lease;
 import io.gpupool.pool.Pool;
 import io.gpupool.snapshot.PoolSnapshot;
 
@@ -9,26 +11,44 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Summarises pools: only schedulable devices count as capacity, so a broken card is not "free". */
+/**
+ * Pool totals: only schedulable devices count as capacity, so a broken card is not "free". Mutable
+ * and single-threaded like {@link UsageLedger}: counted once from the devices, then kept current by
+ * {@link #add} as leases come and go.
+ */
 final class PoolFacts {
-    private PoolFacts() {
+    private final Map<String, Totals> byPool = new HashMap<>();
+
+    static PoolFacts of(PoolSnapshot snapshot) {
+        PoolFacts facts = new PoolFacts();
+        for (Device d : snapshot.devices().values()) {
+            if (counts(d)) {
+                Totals t = facts.byPool.computeIfAbsent(d.poolId(), k -> new Totals());
+                t.devices++;
+                t.capacity += 1000;
+                t.free += snapshot.freeMilli(d.id());
+                t.capacityByModel.merge(d.model(), 1000L, Long::sum);
+                t.freeByModel.merge(d.model(), (long) snapshot.freeMilli(d.id()), Long::sum);
+                t.maxMemory = Math.max(t.maxMemory, d.memoryMib());
+            }
+        }
+        return facts;
     }
 
-    static List<PoolFact> summarise(PoolSnapshot snapshot, Map<String, TenantFact> tenants,
-                                    Map<String, List<TenantUsageFact>> usageByTenant) {
-        Map<String, Totals> byPool = new HashMap<>();
-        for (Device d : snapshot.devices().values()) {
-            if (d.poolId() == null || !d.health().schedulable()) {
-                continue;
+    /** The lease's shares taken from ({@code sign} 1) or given back to (−1) their devices' pools. */
+    void add(Lease lease, int sign, PoolSnapshot snapshot) {
+        for (DeviceShare share : lease.shares()) {
+            Device d = snapshot.devices().get(share.deviceId());
+            if (d != null && counts(d)) {
+                Totals t = byPool.get(d.poolId());
+                t.free -= (long) sign * share.milli();
+                t.freeByModel.merge(d.model(), (long) -sign * share.milli(), Long::sum);
             }
-            Totals t = byPool.computeIfAbsent(d.poolId(), k -> new Totals());
-            t.devices++;
-            t.capacity += 1000;
-            t.free += snapshot.freeMilli(d.id());
-            t.capacityByModel.merge(d.model(), 1000L, Long::sum);
-            t.freeByModel.merge(d.model(), (long) snapshot.freeMilli(d.id()), Long::sum);
-            t.maxMemory = Math.max(t.maxMemory, d.memoryMib());
         }
+    }
+
+    List<PoolFact> summarise(PoolSnapshot snapshot, Map<String, TenantFact> tenants,
+                             Map<String, List<TenantUsageFact>> usageByTenant) {
         List<PoolFact> facts = new ArrayList<>();
         for (Pool p : snapshot.pools().values()) {
             Totals t = byPool.getOrDefault(p.id(), new Totals());
@@ -37,6 +57,10 @@ final class PoolFacts {
                     lendable(p.id(), t.capacity, tenants, usageByTenant)));
         }
         return List.copyOf(facts);
+    }
+
+    private static boolean counts(Device d) {
+        return d.poolId() != null && d.health().schedulable();
     }
 
     /** Organisations lend; teams' guarantees are carved out of their org's, so counting them would double it. */

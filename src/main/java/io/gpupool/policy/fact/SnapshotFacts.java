@@ -37,7 +37,19 @@ public final class SnapshotFacts {
         this.window = window;
         this.tenants = TenantFacts.resolve(snapshot);
         this.usageByTenant = TenantFacts.usage(snapshot, tenants);
-        this.pools = PoolFacts.summarise(snapshot, tenants, usageByTenant);
+        this.pools = PoolFacts.of(snapshot).summarise(snapshot, tenants, usageByTenant);
+    }
+
+    /** Facts from parts a {@link FactsTracker} kept up to date (at the snapshot's instant, no samples). */
+    SnapshotFacts(PoolSnapshot snapshot, Map<String, TenantFact> tenants,
+                  Map<String, List<TenantUsageFact>> usageByTenant, List<PoolFact> pools) {
+        this.snapshot = snapshot;
+        this.now = snapshot.takenAt();
+        this.samplesByLease = Map.of();
+        this.window = UsageWindow.DEFAULT;
+        this.tenants = tenants;
+        this.usageByTenant = usageByTenant;
+        this.pools = pools;
     }
 
     /** Facts at the snapshot's own instant, without usage samples. */
@@ -67,6 +79,8 @@ public final class SnapshotFacts {
     }
 
     public Collection<TenantFact> tenants() { return tenants.values(); }
+
+    Map<String, List<TenantUsageFact>> usageByTenant() { return usageByTenant; }
 
     public List<TenantUsageFact> usage() {
         List<TenantUsageFact> all = new ArrayList<>();
@@ -110,7 +124,6 @@ public final class SnapshotFacts {
         return facts;
     }
 
-    /** Every fact: devices, leases, pools, tenants, usage and the pending requests. */
     /**
      * Admission facts restricted to the pools the request may still use, plus their running
      * leases: what preemption rules need to name victims for one request, without the whole fleet.

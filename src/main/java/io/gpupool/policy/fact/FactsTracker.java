@@ -1,0 +1,83 @@
+package io.gpupool.policy.fact;
+
+import io.gpupool.lease.Lease;
+import io.gpupool.snapshot.PoolSnapshot;
+import io.gpupool.snapshot.SnapshotDelta;
+
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * {@link SnapshotFacts#of(PoolSnapshot)} for a stream of snapshots, at the cost of what changed:
+ * when the next snapshot descends from the last one by lease changes only (its
+ * {@link SnapshotDelta} chain says so), the usage ledger and pool totals take those leases out and
+ * in, and only the touched tenants' rows are rebuilt; otherwise everything is derived afresh. The
+ * result equals a fresh derivation (FactsTrackerTest checks it step by step). Single-threaded: the
+ * writer owns one.
+ */
+public final class FactsTracker {
+    private PoolSnapshot last;
+    private SnapshotFacts facts;
+    private Map<String, TenantFact> tenants;
+    private UsageLedger ledger;
+    private PoolFacts pools;
+
+    public SnapshotFacts of(PoolSnapshot snapshot) {
+        if (snapshot == last) {
+            return facts;
+        }
+        Optional<List<SnapshotDelta>> deltas = snapshot.delta().leaseChangesSince(last);
+        last = null; // a failure half-way leaves the ledger unusable: rebuild next time
+        facts = deltas.isPresent() ? advance(snapshot, deltas.get()) : rebuild(snapshot);
+        last = snapshot;
+        return facts;
+    }
+
+    private SnapshotFacts rebuild(PoolSnapshot snapshot) {
+        tenants = TenantFacts.resolve(snapshot);
+        ledger = UsageLedger.of(snapshot, tenants);
+        pools = PoolFacts.of(snapshot);
+        Map<String, List<TenantUsageFact>> usage = new LinkedHashMap<>();
+        for (TenantFact t : tenants.values()) {
+            usage.put(t.tenantId(), ledger.rowsFor(t, snapshot));
+        }
+        return new SnapshotFacts(snapshot, tenants, usage, pools.summarise(snapshot, tenants, usage));
+    }
+
+    private SnapshotFacts advance(PoolSnapshot snapshot, List<SnapshotDelta> deltas) {
+        Set<String> touched = new LinkedHashSet<>();
+        for (SnapshotDelta delta : deltas) {
+            for (Lease lease : delta.leasesRemoved()) {
+                count(lease, -1, snapshot, touched);
+            }
+            for (Lease lease : delta.leasesAdded()) {
+                count(lease, 1, snapshot, touched);
+            }
+        }
+        if (touched.isEmpty()) {
+            return new SnapshotFacts(snapshot, tenants, facts.usageByTenant(), facts.pools());
+        }
+        Map<String, List<TenantUsageFact>> usage = new LinkedHashMap<>(facts.usageByTenant());
+        for (String id : touched) {
+            TenantFact t = tenants.get(id);
+            if (t != null) {
+                usage.put(id, ledger.rowsFor(t, snapshot));
+            }
+        }
+        return new SnapshotFacts(snapshot, tenants, usage, pools.summarise(snapshot, tenants, usage));
+    }
+
+    private void count(Lease lease, int sign, PoolSnapshot snapshot, Set<String> touched) {
+        ledger.add(lease, sign, snapshot, tenants);
+        pools.add(lease, sign, snapshot);
+        touched.add(lease.tenantId());
+        TenantFact t = tenants.get(lease.tenantId());
+        if (t != null) {
+            touched.addAll(t.ancestors());
+        }
+    }
+}

@@ -1,0 +1,86 @@
+package io.gpupool.policy.fact;
+
+import io.gpupool.lease.DeviceShare;
+import io.gpupool.lease.Lease;
+import io.gpupool.pool.Pool;
+import io.gpupool.quota.Quota;
+import io.gpupool.snapshot.PoolSnapshot;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Milli-GPU per (tenant, pool, model) — the tenant's own use, the part of it that is borrowed, and
+ * its subtree's (own plus every descendant's) — kept up to date lease by lease. Mutable and
+ * single-threaded: {@link FactsTracker} adds and removes the leases of each commit, a full
+ * derivation adds every lease once; both go through {@link #add}, so they cannot disagree.
+ */
+final class UsageLedger {
+    private final Map<Key, Long> used = new HashMap<>();
+    private final Map<Key, Long> borrowed = new HashMap<>();
+    private final Map<Key, Long> subtree = new HashMap<>();
+
+    static UsageLedger of(PoolSnapshot snapshot, Map<String, TenantFact> tenants) {
+        UsageLedger ledger = new UsageLedger();
+        for (Lease lease : snapshot.leases().values()) {
+            ledger.add(lease, 1, snapshot, tenants);
+        }
+        return ledger;
+    }
+
+    /** Counts the lease in ({@code sign} 1) or out (−1) for its tenant, every ancestor's subtree, all models and its card's model. */
+    void add(Lease lease, int sign, PoolSnapshot snapshot, Map<String, TenantFact> tenants) {
+        TenantFact tenant = tenants.get(lease.tenantId());
+        for (DeviceShare share : lease.shares()) {
+            long milli = (long) sign * share.milli();
+            String model = SnapshotFacts.modelOf(snapshot, share.deviceId());
+            for (String m : new String[]{Quota.ANY_MODEL, model}) {
+                Key key = new Key(lease.tenantId(), lease.poolId(), m);
+                merge(used, key, milli);
+                if (lease.borrowed()) {
+                    merge(borrowed, key, milli);
+                }
+                merge(subtree, key, milli);
+                if (tenant != null) {
+                    for (String ancestor : tenant.ancestors()) {
+                        merge(subtree, new Key(ancestor, lease.poolId(), m), milli);
+                    }
+                }
+            }
+        }
+    }
+
+    /** The tenant's rows: one all-models row per pool, then one per model-specific quota it has. */
+    List<TenantUsageFact> rowsFor(TenantFact t, PoolSnapshot snapshot) {
+        List<TenantUsageFact> rows = new ArrayList<>(snapshot.pools().size() + 2);
+        for (Pool p : snapshot.pools().values()) {
+            rows.add(row(t, p.id(), Quota.ANY_MODEL, snapshot));
+        }
+        for (Quota q : snapshot.quotas().values()) {
+            if (q.tenantId().equals(t.tenantId()) && !Quota.ANY_MODEL.equals(q.model())) {
+                rows.add(row(t, q.poolId(), q.model(), snapshot));
+            }
+        }
+        return List.copyOf(rows);
+    }
+
+    private TenantUsageFact row(TenantFact t, String poolId, String model, PoolSnapshot snapshot) {
+        Quota q = snapshot.quotas().get(new Quota(t.tenantId(), poolId, model, 0, 0, 0).key());
+        Key key = new Key(t.tenantId(), poolId, model);
+        return new TenantUsageFact(t.tenantId(), t.orgId(), poolId, model,
+                q == null ? 0 : SnapshotFacts.milli(q.guaranteedGpus()),
+                q == null ? 0 : SnapshotFacts.milli(q.borrowingLimit()),
+                q == null ? 0 : SnapshotFacts.milli(q.lendingLimit()),
+                used.getOrDefault(key, 0L), borrowed.getOrDefault(key, 0L), subtree.getOrDefault(key, 0L));
+    }
+
+    /** Zero entries are dropped, so the ledger after add and remove equals one that never saw the lease. */
+    private static void merge(Map<Key, Long> sums, Key key, long milli) {
+        sums.merge(key, milli, (a, b) -> a + b == 0 ? null : a + b);
+    }
+
+    private record Key(String tenant, String pool, String model) {
+    }
+}

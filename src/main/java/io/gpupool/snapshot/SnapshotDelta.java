@@ -1,0 +1,76 @@
+package io.gpupool.snapshot;
+
+import io.gpupool.lease.Lease;
+
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What changed between a snapshot and the one it was built from: the leases that stopped holding
+ * devices or were replaced ({@link #leasesRemoved()}, old values) and those that now hold them
+ * ({@link #leasesAdded()}, new values), and whether anything besides leases and queued requests
+ * changed. Derived state (policy facts, the allocator's capacity view) replays these deltas onto
+ * the result it derived for an earlier snapshot instead of rebuilding from the whole fleet.
+ *
+ * <p>Each delta links to its parent's, up to {@value #MAX_CHAIN} links, so a deriver that skipped a
+ * few versions (a release, a heartbeat) can still catch up; past that, or across an inventory or
+ * tenancy change, it rebuilds. The chain holds leases, never snapshots, so it keeps no fleet alive.
+ */
+public final class SnapshotDelta {
+    static final int MAX_CHAIN = 256;
+    /** The delta of a snapshot assembled from nothing: no parent, everything new. */
+    static final SnapshotDelta FROM_SCRATCH = new SnapshotDelta(0, List.of(), List.of(), true, true, null);
+
+    private final long parentId;
+    private final List<Lease> leasesRemoved;
+    private final List<Lease> leasesAdded;
+    private final boolean inventoryChanged;
+    private final boolean tenancyChanged;
+    private final SnapshotDelta previous;
+    private final int depth;
+
+    SnapshotDelta(long parentId, List<Lease> leasesRemoved, List<Lease> leasesAdded, boolean inventoryChanged,
+                  boolean tenancyChanged, SnapshotDelta parentDelta) {
+        this.parentId = parentId;
+        this.leasesRemoved = List.copyOf(leasesRemoved);
+        this.leasesAdded = List.copyOf(leasesAdded);
+        this.inventoryChanged = inventoryChanged;
+        this.tenancyChanged = tenancyChanged;
+        boolean link = parentDelta != null && parentDelta.depth < MAX_CHAIN;
+        this.previous = link ? parentDelta : null;
+        this.depth = link ? parentDelta.depth + 1 : 0;
+    }
+
+    /** {@link PoolSnapshot#identity()} of the snapshot this one was built from; 0 when built from nothing. */
+    public long parentId() { return parentId; }
+    public List<Lease> leasesRemoved() { return leasesRemoved; }
+    public List<Lease> leasesAdded() { return leasesAdded; }
+    /** Sites, clusters, nodes or devices changed. */
+    public boolean inventoryChanged() { return inventoryChanged; }
+    /** Tenants, pools or quotas changed. */
+    public boolean tenancyChanged() { return tenancyChanged; }
+
+    /**
+     * The deltas from {@code earlier} to the snapshot owning this delta, oldest first, when
+     * {@code earlier} is a recent ancestor and only leases and queues changed in between; empty
+     * otherwise (the caller then rebuilds).
+     */
+    public Optional<List<SnapshotDelta>> leaseChangesSince(PoolSnapshot earlier) {
+        if (earlier == null) {
+            return Optional.empty();
+        }
+        Deque<SnapshotDelta> path = new ArrayDeque<>();
+        for (SnapshotDelta d = this; d != null; d = d.previous) {
+            if (d.inventoryChanged || d.tenancyChanged) {
+                return Optional.empty();
+            }
+            path.addFirst(d);
+            if (d.parentId == earlier.identity()) {
+                return Optional.of(List.copyOf(path));
+            }
+        }
+        return Optional.empty();
+    }
+}
