@@ -48,20 +48,20 @@ public final class CapacityTracker {
     }
 
     private CapacityView advance(PoolSnapshot snapshot, List<SnapshotDelta> deltas) {
-        List<HeldShare> given = new ArrayList<>();
-        List<HeldShare> taken = new ArrayList<>();
+        // In commit order: a lease placed in one delta and ended in the next must be taken before it is given back.
+        List<CapacityView.ShareChange> changes = new ArrayList<>();
         Map<Integer, Integer> classes = new HashMap<>();
         for (SnapshotDelta delta : deltas) {
             for (Lease lease : delta.leasesRemoved()) {
-                given.addAll(SnapshotCapacity.victim(view, lease).shares());
+                SnapshotCapacity.victim(view, lease).shares().forEach(s -> changes.add(new CapacityView.ShareChange(s, 1)));
                 countClasses(view, lease, snapshot, -1, classes);
             }
             for (Lease lease : delta.leasesAdded()) {
-                taken.addAll(SnapshotCapacity.victim(view, lease).shares());
+                SnapshotCapacity.victim(view, lease).shares().forEach(s -> changes.add(new CapacityView.ShareChange(s, -1)));
                 countClasses(view, lease, snapshot, 1, classes);
             }
         }
-        return given.isEmpty() && taken.isEmpty() ? view : view.withLeaseChanges(given, taken, classes);
+        return changes.isEmpty() ? view : view.withLeaseChanges(changes, classes);
     }
 
     /** Adjusts the per-node class counts and records each touched node's resulting class bits. */

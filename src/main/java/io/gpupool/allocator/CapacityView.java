@@ -90,24 +90,25 @@ public final class CapacityView {
     }
 
     /**
-     * A new view after leases came and went: {@code given} shares freed, {@code taken} shares held,
-     * and the listed nodes' hosted workload classes replaced (the caller counts them per node, so a
-     * class disappears with the last lease of that kind). This view is unchanged.
+     * A new view after leases came and went: each change gives a held share back ({@code sign} 1) or
+     * takes it (−1), in commit order, and the listed nodes' hosted workload classes are replaced (the
+     * caller counts them per node, so a class disappears with the last lease of that kind). This
+     * view is unchanged.
      */
-    CapacityView withLeaseChanges(List<HeldShare> given, List<HeldShare> taken, java.util.Map<Integer, Integer> classes) {
+    CapacityView withLeaseChanges(List<ShareChange> changes, java.util.Map<Integer, Integer> classes) {
         CapacityView next = new CapacityView(this);
         java.util.Set<Integer> touched = new java.util.HashSet<>(classes.keySet());
-        for (HeldShare s : given) {
-            next.adjust(s, 1);
-            touched.add(s.node());
-        }
-        for (HeldShare s : taken) {
-            next.adjust(s, -1);
-            touched.add(s.node());
+        for (ShareChange c : changes) {
+            next.adjust(c.share(), c.sign());
+            touched.add(c.share().node());
         }
         classes.forEach((node, bits) -> next.nodeClasses[node] = bits);
         touched.forEach(next::refresh);
         return next;
+    }
+
+    /** One held share given back ({@code sign} 1) or taken (−1). */
+    record ShareChange(HeldShare share, int sign) {
     }
 
     /** Gives back ({@code sign} 1) or takes (−1) one held share, without refreshing its node. */

@@ -1,0 +1,99 @@
+package io.gpupool.snapshot;
+
+import io.gpupool.inventory.Device;
+import io.gpupool.lease.Lease;
+import io.gpupool.lease.LeaseState;
+import io.gpupool.lease.LeaseTransitions;
+import io.gpupool.testing.LeaseChurn;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class IncrementalSnapshotTest {
+    /** The same content assembled from nothing: what the incremental build must equal. */
+    private static PoolSnapshot fresh(PoolSnapshot s) {
+        return PoolSnapshot.builder().version(s.version()).takenAt(s.takenAt()).sites(s.sites().values())
+                .clusters(s.clusters().values()).nodes(s.nodes().values()).devices(s.devices().values())
+                .tenants(s.tenants().values()).pools(s.pools().values()).quotas(s.quotas().values())
+                .leases(s.leases().values()).build();
+    }
+
+    @Test
+    void usageAndDeviceIndexesAfterEveryCommitEqualAFreshBuild() {
+        LeaseChurn churn = new LeaseChurn(11);
+        PoolSnapshot s = churn.fleet();
+        for (int step = 0; step < 400; step++) {
+            s = churn.step(s);
+            PoolSnapshot expected = fresh(s);
+            for (Device d : s.devices().values()) {
+                assertThat(s.usedMilli(d.id())).as("used milli of %s at step %d", d.id(), step)
+                        .isEqualTo(expected.usedMilli(d.id()));
+            }
+            for (String node : s.nodes().keySet()) {
+                assertThat(s.devicesOn(node)).isEqualTo(expected.devicesOn(node));
+            }
+        }
+    }
+
+    @Test
+    void deltaNamesTheOldAndNewValueOfEveryTouchedLease() {
+        PoolSnapshot s = new LeaseChurn(3).fleet();
+        Lease a = s.leases().values().iterator().next();
+        Lease noticed = LeaseTransitions.notice(a, s.takenAt().plusSeconds(30));
+
+        PoolSnapshot next = s.toBuilder().lease(noticed).build();
+
+        assertThat(next.delta().parentId()).isEqualTo(s.identity());
+        assertThat(next.delta().leasesRemoved()).containsExactly(a);
+        assertThat(next.delta().leasesAdded()).containsExactly(noticed);
+        assertThat(next.delta().inventoryChanged()).isFalse();
+        assertThat(next.delta().leaseChangesSince(s)).hasValueSatisfying(d -> assertThat(d).hasSize(1));
+    }
+
+    @Test
+    void aLeaseAddedAndEndedInOneCommitLeavesNoTrace() {
+        PoolSnapshot s = new LeaseChurn(4).fleet();
+        Lease held = s.leases().values().iterator().next();
+        Lease twin = new Lease("twin", "r", held.tenantId(), held.poolId(), held.kind(), 0, true, false, null,
+                LeaseState.ACTIVE, held.shares(), held.createdAt(), null, null, null);
+
+        PoolSnapshot next = s.toBuilder().lease(twin).lease(LeaseTransitions.end(twin, LeaseState.RELEASED)).build();
+
+        assertThat(next.delta().leasesAdded()).isEmpty();
+        assertThat(next.delta().leasesRemoved()).isEmpty();
+        assertThat(next.usedMilli(held.shares().get(0).deviceId())).isEqualTo(s.usedMilli(held.shares().get(0).deviceId()));
+    }
+
+    @Test
+    void deltasChainAcrossSkippedVersionsButNotAcrossAnInventoryChange() {
+        LeaseChurn churn = new LeaseChurn(5);
+        PoolSnapshot start = churn.fleet();
+        PoolSnapshot a = start.toBuilder().lease(LeaseTransitions.end(start.leases().values().iterator().next(),
+                LeaseState.RELEASED)).build();
+        PoolSnapshot b = a.toBuilder().build();
+        Device d = b.devices().values().iterator().next();
+
+        PoolSnapshot c = b.toBuilder().device(d).build();
+
+        assertThat(b.delta().leaseChangesSince(start)).hasValueSatisfying(path -> assertThat(path).hasSize(2));
+        assertThat(c.delta().leaseChangesSince(start)).isEmpty();
+        assertThat(b.delta().leaseChangesSince(PoolSnapshot.empty())).isEmpty();
+    }
+
+    @Test
+    void unchangedMapsAreSharedWithTheParentAndChangedOnesAreNot() {
+        PoolSnapshot s = new LeaseChurn(6).fleet();
+        Lease l = s.leases().values().iterator().next();
+
+        PoolSnapshot leaseOnly = s.toBuilder().lease(LeaseTransitions.end(l, LeaseState.RELEASED)).build();
+        PoolSnapshot quotaToo = leaseOnly.toBuilder().removeQuota(s.quotas().keySet().iterator().next()).build();
+
+        assertThat(leaseOnly.devices()).isSameAs(s.devices());
+        assertThat(leaseOnly.quotas()).isSameAs(s.quotas());
+        assertThat(quotaToo.quotas()).isNotSameAs(leaseOnly.quotas()).hasSize(s.quotas().size() - 1);
+        assertThat(s.quotas()).hasSize(leaseOnly.quotas().size()); // the parent never sees the child's change
+        assertThat(List.copyOf(s.leases().keySet())).contains(l.id());
+    }
+}
