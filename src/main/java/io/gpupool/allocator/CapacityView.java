@@ -81,7 +81,7 @@ public final class CapacityView {
     }
 
     /** A new view with capacity given back (used to simulate preemption); this view is unchanged. */
-    CapacityView release(List<HeldShare> shares) {
+    public CapacityView release(List<HeldShare> shares) {
         CapacityView next = new CapacityView(this);
         for (HeldShare s : shares) {
             next.give(s);

@@ -39,8 +39,9 @@ public class AllocationService {
                       @Value("${gpupool.preemption.grace:30s}") Duration grace) {
         this.workingSet = workingSet;
         Allocators allocators = new Allocators();
-        this.decider = new RequestDecider(engine, active, allocators, grace);
-        this.backfill = new Backfill(allocators);
+        PolicyInputs inputs = new PolicyInputs(); // one per writer: the decider and backfill share derived state
+        this.decider = new RequestDecider(engine, active, allocators, inputs, grace);
+        this.backfill = new Backfill(allocators, inputs);
         this.clock = clock;
     }
 

@@ -4,10 +4,7 @@ import io.gpupool.allocator.CapacityView;
 import io.gpupool.allocator.PlacementPlan;
 import io.gpupool.allocator.SnapshotCapacity;
 import io.gpupool.lease.Lease;
-import io.gpupool.lease.LeaseTransitions;
-import io.gpupool.lease.LeaseState;
 import io.gpupool.snapshot.PoolSnapshot;
-import io.gpupool.snapshot.PoolSnapshotBuilder;
 
 import java.time.Instant;
 import java.util.Arrays;
@@ -25,21 +22,28 @@ import java.util.Set;
  */
 final class Backfill {
     private final Allocators allocators;
+    private final PolicyInputs inputs;
     private volatile Reservation cached = Reservation.NONE;
 
-    Backfill(Allocators allocators) {
+    Backfill(Allocators allocators, PolicyInputs inputs) {
         this.allocators = allocators;
+        this.inputs = inputs;
     }
 
     record Reservation(GpuRequest head, Set<String> gpus, Instant start) {
         static final Reservation NONE = new Reservation(null, Set.of(), null);
+
+        /** A head that nothing known to end would let start (no TTLs): nothing to protect until the next pass. */
+        static Reservation unreservable(GpuRequest head) {
+            return new Reservation(head, Set.of(), null);
+        }
 
         /**
          * Whether {@code request} (with its policy priority) must keep off the reserved GPUs: it
          * queues behind the head and its TTL does not end before the reserved start.
          */
         boolean blocks(GpuRequest request, Instant now) {
-            return head != null && !request.id().equals(head.id()) && QueueOrder.ORDER.compare(head, request) < 0
+            return head != null && start != null && !request.id().equals(head.id()) && QueueOrder.ORDER.compare(head, request) < 0
                     && (request.ttlSeconds() == 0 || now.plusSeconds(request.ttlSeconds()).isAfter(start));
         }
     }
@@ -65,10 +69,11 @@ final class Backfill {
     Reservation reserve(PoolSnapshot snapshot, GpuRequest head) {
         String pool = head.whyPending() == null ? null : head.whyPending().pool();
         if (pool == null) {
-            return Reservation.NONE;
+            return Reservation.unreservable(head);
         }
         List<Lease> ending = snapshot.leases().values().stream().filter(l -> l.expiresAt() != null)
                 .sorted(Comparator.comparing(Lease::expiresAt)).toList();
+        CapacityView now = inputs.view(snapshot);
         int lo = 1;
         int hi = ending.size();
         PlacementPlan found = null;
@@ -76,7 +81,8 @@ final class Backfill {
         int foundAt = -1;
         while (lo <= hi) { // smallest prefix of ending leases whose release lets the head fit
             int mid = (lo + hi) >>> 1;
-            CapacityView view = SnapshotCapacity.of(without(snapshot, ending.subList(0, mid)));
+            CapacityView view = now.release(ending.subList(0, mid).stream()
+                    .flatMap(l -> SnapshotCapacity.victim(now, l).shares().stream()).toList());
             PlacementPlan plan = allocators.forPool(snapshot.pool(pool).orElse(null))
                     .plan(view, RequestPlanner.placement(head, pool));
             if (plan != null) {
@@ -89,17 +95,11 @@ final class Backfill {
             }
         }
         if (found == null) {
-            return Reservation.NONE;
+            return Reservation.unreservable(head);
         }
         Set<String> gpus = new HashSet<>();
         CapacityView view = foundView;
         found.members().forEach(m -> Arrays.stream(m.gpus()).forEach(g -> gpus.add(view.deviceId(g))));
         return new Reservation(head, gpus, ending.get(foundAt - 1).expiresAt());
-    }
-
-    private static PoolSnapshot without(PoolSnapshot snapshot, List<Lease> leases) {
-        PoolSnapshotBuilder b = snapshot.toBuilder();
-        leases.forEach(l -> b.lease(LeaseTransitions.end(l, LeaseState.EXPIRED)));
-        return b.build();
     }
 }

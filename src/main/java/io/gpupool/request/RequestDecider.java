@@ -36,11 +36,13 @@ final class RequestDecider {
     private final PolicyEngine engine;
     private final ActivePolicy active;
     private final RequestPlanner planner;
-    private final PolicyInputs inputs = new PolicyInputs();
+    private final PolicyInputs inputs;
     private final Duration grace;
 
-    RequestDecider(PolicyEngine engine, ActivePolicy active, Allocators allocators, Duration grace) {
+    RequestDecider(PolicyEngine engine, ActivePolicy active, Allocators allocators, PolicyInputs inputs,
+                   Duration grace) {
         this.engine = engine;
+        this.inputs = inputs;
         this.active = active;
         this.planner = new RequestPlanner(allocators);
         this.grace = grace;
