@@ -60,7 +60,7 @@ public final class LeaseChurn {
             }
         }
         PoolSnapshot s = b.build();
-        for (int i = 0; i < 30; i++) {
+        for (int i = 0; i < 30 || s.leases().size() < 8; i++) {
             s = step(s);
         }
         return s;
@@ -68,7 +68,7 @@ public final class LeaseChurn {
 
     /** One commit's worth of change on top of {@code s}. */
     public PoolSnapshot step(PoolSnapshot s) {
-        PoolSnapshotBuilder b = s.toBuilder().version(s.version() + 1).takenAt(s.takenAt().plusSeconds(1));
+        PoolSnapshotBuilder b = s.toBuilder().version(s.version() + 1).takenAt(s.takenAt().plusMillis(random.nextInt(700))); // several commits per second, as under load
         List<Lease> held = new ArrayList<>(s.leases().values());
         int dice = random.nextInt(100);
         if (dice < 45 || held.isEmpty()) {

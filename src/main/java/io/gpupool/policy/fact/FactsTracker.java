@@ -25,6 +25,7 @@ public final class FactsTracker {
     private Map<String, TenantFact> tenants;
     private UsageLedger ledger;
     private PoolFacts pools;
+    private LeaseFactCache leaseFacts;
 
     public SnapshotFacts of(PoolSnapshot snapshot) {
         if (snapshot == last) {
@@ -41,11 +42,12 @@ public final class FactsTracker {
         tenants = TenantFacts.resolve(snapshot);
         ledger = UsageLedger.of(snapshot, tenants);
         pools = PoolFacts.of(snapshot);
+        leaseFacts = new LeaseFactCache(tenants);
         Map<String, List<TenantUsageFact>> usage = new LinkedHashMap<>();
         for (TenantFact t : tenants.values()) {
             usage.put(t.tenantId(), ledger.rowsFor(t, snapshot));
         }
-        return new SnapshotFacts(snapshot, tenants, usage, pools.summarise(snapshot, tenants, usage));
+        return new SnapshotFacts(snapshot, tenants, usage, pools.summarise(snapshot, tenants, usage), leaseFacts);
     }
 
     private SnapshotFacts advance(PoolSnapshot snapshot, List<SnapshotDelta> deltas) {
@@ -59,7 +61,7 @@ public final class FactsTracker {
             }
         }
         if (touched.isEmpty()) {
-            return new SnapshotFacts(snapshot, tenants, facts.usageByTenant(), facts.pools());
+            return new SnapshotFacts(snapshot, tenants, facts.usageByTenant(), facts.pools(), leaseFacts);
         }
         Map<String, List<TenantUsageFact>> usage = new LinkedHashMap<>(facts.usageByTenant());
         for (String id : touched) {
@@ -68,7 +70,7 @@ public final class FactsTracker {
                 usage.put(id, ledger.rowsFor(t, snapshot));
             }
         }
-        return new SnapshotFacts(snapshot, tenants, usage, pools.summarise(snapshot, tenants, usage));
+        return new SnapshotFacts(snapshot, tenants, usage, pools.summarise(snapshot, tenants, usage), leaseFacts);
     }
 
     private void count(Lease lease, int sign, PoolSnapshot snapshot, Set<String> touched) {

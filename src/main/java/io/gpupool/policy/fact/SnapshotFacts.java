@@ -26,6 +26,7 @@ public final class SnapshotFacts {
     private final List<PoolFact> pools;
     private final Map<String, TenantFact> tenants;
     private final Map<String, List<TenantUsageFact>> usageByTenant;
+    private final LeaseFactCache leaseCache;
     private volatile List<DeviceFact> devices;
     private volatile List<LeaseFact> leases;
 
@@ -38,13 +39,19 @@ public final class SnapshotFacts {
         this.tenants = TenantFacts.resolve(snapshot);
         this.usageByTenant = TenantFacts.usage(snapshot, tenants);
         this.pools = PoolFacts.of(snapshot).summarise(snapshot, tenants, usageByTenant);
+        this.leaseCache = null;
     }
 
-    /** Facts from parts a {@link FactsTracker} kept up to date (at the snapshot's instant, no samples). */
+    /**
+     * Facts from parts a {@link FactsTracker} kept up to date: no usage samples, and ages counted at
+     * the snapshot's instant truncated to the second (rules see whole seconds anyway), so lease
+     * facts can be reused across the versions of one second.
+     */
     SnapshotFacts(PoolSnapshot snapshot, Map<String, TenantFact> tenants,
-                  Map<String, List<TenantUsageFact>> usageByTenant, List<PoolFact> pools) {
+                  Map<String, List<TenantUsageFact>> usageByTenant, List<PoolFact> pools, LeaseFactCache leaseCache) {
         this.snapshot = snapshot;
-        this.now = snapshot.takenAt();
+        this.leaseCache = leaseCache;
+        this.now = snapshot.takenAt().truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
         this.samplesByLease = Map.of();
         this.window = UsageWindow.DEFAULT;
         this.tenants = tenants;
@@ -140,7 +147,8 @@ public final class SnapshotFacts {
         // Derive only these pools' leases: one request's preemption must not pay for the whole fleet.
         List<io.gpupool.lease.Lease> inPools = snapshot.leases().values().stream()
                 .filter(l -> pools.contains(l.poolId())).toList();
-        facts.addAll(LeaseFacts.derive(snapshot, inPools, now, tenants, samplesByLease, window));
+        facts.addAll(leaseCache != null ? leaseCache.facts(snapshot, inPools, now)
+                : LeaseFacts.derive(snapshot, inPools, now, tenants, samplesByLease, window));
         return facts;
     }
 

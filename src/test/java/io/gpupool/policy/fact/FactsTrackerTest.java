@@ -5,6 +5,9 @@ import io.gpupool.testing.LeaseChurn;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -27,7 +30,12 @@ class FactsTrackerTest {
             assertThat(tracked.usage()).as("usage rows at step %d", step).isEqualTo(fresh.usage());
             assertThat(tracked.pools()).as("pool facts at step %d", step).isEqualTo(fresh.pools());
             assertThat(tracked.tenants()).containsExactlyElementsOf(fresh.tenants());
-            assertThat(tracked.now()).isEqualTo(s.takenAt());
+            Instant second = s.takenAt().truncatedTo(ChronoUnit.SECONDS);
+            assertThat(tracked.now()).isEqualTo(second);
+            RequestFact request = new RequestFact("r", "a", "TRAINING", 2, 1000, null, List.of(), 0, 1, null, true, 0);
+            assertThat(tracked.forPreemption(request, List.of("train")))
+                    .as("preemption facts (cached lease facts) at step %d", step)
+                    .isEqualTo(SnapshotFacts.of(s, second, List.of(), UsageWindow.DEFAULT).forPreemption(request, List.of("train")));
         }
     }
 

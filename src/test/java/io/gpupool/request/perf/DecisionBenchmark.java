@@ -90,7 +90,17 @@ public final class DecisionBenchmark {
             s.tenants().values().stream().sorted(Comparator.comparing(t -> t.parentId() == null ? 0 : 1))
                     .forEach(t -> { store.put(t, false); next.tenant(t); });
             s.quotas().values().forEach(q -> { store.put(q, false); next.quota(q); });
-            s.leases().values().forEach(l -> { store.put(l, false); next.lease(l); });
+            // The synthetic fleet is dated SyntheticFleet.NOW; move its leases to today so heartbeats
+            // are as fresh as in a live fleet (20 s; a few silent ones) rather than months old.
+            java.time.Duration shift = java.time.Duration.between(SyntheticFleet.NOW, java.time.Instant.now());
+            s.leases().values().forEach(l -> {
+                io.gpupool.lease.Lease moved = new io.gpupool.lease.Lease(l.id(), l.requestId(), l.tenantId(), l.poolId(),
+                        l.kind(), l.priority(), l.preemptible(), l.borrowed(), l.gangId(), l.state(), l.shares(),
+                        l.createdAt().plus(shift), l.expiresAt() == null ? null : l.expiresAt().plus(shift),
+                        l.lastHeartbeat() == null ? null : l.lastHeartbeat().plus(shift), l.deadline());
+                store.put(moved, false);
+                next.lease(moved);
+            });
             return null;
         });
     }
@@ -137,6 +147,11 @@ public final class DecisionBenchmark {
         print("per version: first admission on new facts", median(() -> engine.admit(policy, SnapshotFacts.of(snapshot), request)));
         print("per version: SnapshotCapacity.of (capacity view)", median(() -> SnapshotCapacity.of(snapshot)));
         print("per request: admission on already-derived facts", median(() -> engine.admit(policy, warm, request)));
+        RequestFact training = new RequestFact("bench-t", tenant, "TRAINING", 1, 1000, null, List.of(), 0, 1, null, true, 0);
+        List<String> pool = List.of("training");
+        long inPool = snapshot.leases().values().stream().filter(l -> l.poolId().equals("training")).count();
+        print("per queued request: preemption facts (" + inPool + " leases in the pool)", median(() -> warm.forPreemption(training, pool)));
+        print("per queued request: preemption evaluation", median(() -> engine.preempt(policy, warm, training, pool)));
         WorkingSet workingSet = ctx.getBean(WorkingSet.class);
         print("per commit: empty write (transaction + snapshot copy)", median(() -> workingSet.write((b, n, st) -> null)));
     }
