@@ -25,7 +25,7 @@ public final class FactsTracker {
     private Map<String, TenantFact> tenants;
     private UsageLedger ledger;
     private PoolFacts pools;
-    private LeaseFactCache leaseFacts;
+    private PoolLeaseFacts leaseFacts;
 
     public SnapshotFacts of(PoolSnapshot snapshot) {
         if (snapshot == last) {
@@ -42,7 +42,8 @@ public final class FactsTracker {
         tenants = TenantFacts.resolve(snapshot);
         ledger = UsageLedger.of(snapshot, tenants);
         pools = PoolFacts.of(snapshot);
-        leaseFacts = new LeaseFactCache(tenants);
+        leaseFacts = new PoolLeaseFacts(tenants);
+        leaseFacts.reset(snapshot, SnapshotFacts.evaluationSecond(snapshot));
         Map<String, List<TenantUsageFact>> usage = new LinkedHashMap<>();
         for (TenantFact t : tenants.values()) {
             usage.put(t.tenantId(), ledger.rowsFor(t, snapshot));
@@ -60,6 +61,7 @@ public final class FactsTracker {
                 count(lease, 1, snapshot, touched);
             }
         }
+        leaseFacts.advance(snapshot, deltas, SnapshotFacts.evaluationSecond(snapshot));
         if (touched.isEmpty()) {
             return new SnapshotFacts(snapshot, tenants, facts.usageByTenant(), facts.pools(), leaseFacts);
         }

@@ -26,7 +26,7 @@ public final class SnapshotFacts {
     private final List<PoolFact> pools;
     private final Map<String, TenantFact> tenants;
     private final Map<String, List<TenantUsageFact>> usageByTenant;
-    private final LeaseFactCache leaseCache;
+    private final PoolLeaseFacts poolLeases;
     private volatile List<DeviceFact> devices;
     private volatile List<LeaseFact> leases;
 
@@ -39,7 +39,7 @@ public final class SnapshotFacts {
         this.tenants = TenantFacts.resolve(snapshot);
         this.usageByTenant = TenantFacts.usage(snapshot, tenants);
         this.pools = PoolFacts.of(snapshot).summarise(snapshot, tenants, usageByTenant);
-        this.leaseCache = null;
+        this.poolLeases = null;
     }
 
     /**
@@ -48,10 +48,10 @@ public final class SnapshotFacts {
      * facts can be reused across the versions of one second.
      */
     SnapshotFacts(PoolSnapshot snapshot, Map<String, TenantFact> tenants,
-                  Map<String, List<TenantUsageFact>> usageByTenant, List<PoolFact> pools, LeaseFactCache leaseCache) {
+                  Map<String, List<TenantUsageFact>> usageByTenant, List<PoolFact> pools, PoolLeaseFacts poolLeases) {
         this.snapshot = snapshot;
-        this.leaseCache = leaseCache;
-        this.now = snapshot.takenAt().truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+        this.poolLeases = poolLeases;
+        this.now = evaluationSecond(snapshot);
         this.samplesByLease = Map.of();
         this.window = UsageWindow.DEFAULT;
         this.tenants = tenants;
@@ -145,10 +145,13 @@ public final class SnapshotFacts {
             return facts;
         }
         // Derive only these pools' leases: one request's preemption must not pay for the whole fleet.
+        if (poolLeases != null) {
+            facts.addAll(poolLeases.facts(snapshot, pools, now));
+            return facts;
+        }
         List<io.gpupool.lease.Lease> inPools = snapshot.leases().values().stream()
                 .filter(l -> pools.contains(l.poolId())).toList();
-        facts.addAll(leaseCache != null ? leaseCache.facts(snapshot, inPools, now)
-                : LeaseFacts.derive(snapshot, inPools, now, tenants, samplesByLease, window));
+        facts.addAll(LeaseFacts.derive(snapshot, inPools, now, tenants, samplesByLease, window));
         return facts;
     }
 
@@ -166,6 +169,11 @@ public final class SnapshotFacts {
     private void addTenantWithUsage(List<Object> facts, TenantFact tenant) {
         facts.add(tenant);
         facts.addAll(usageByTenant.getOrDefault(tenant.tenantId(), List.of()));
+    }
+
+    /** The instant tracked facts count ages at: the snapshot's, truncated to the second. */
+    static Instant evaluationSecond(PoolSnapshot snapshot) {
+        return snapshot.takenAt().truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
     }
 
     static long secondsBetween(Instant from, Instant to) {
