@@ -1,6 +1,11 @@
 package io.gpupool.request.perf;
 
+import io.gpupool.allocator.CapacityTracker;
 import io.gpupool.allocator.SnapshotCapacity;
+import io.gpupool.lease.Lease;
+import io.gpupool.lease.LeaseState;
+import io.gpupool.lease.LeaseTransitions;
+import io.gpupool.policy.fact.FactsTracker;
 import io.gpupool.auth.Caller;
 import io.gpupool.auth.Role;
 import io.gpupool.governance.ActivePolicy;
@@ -142,10 +147,23 @@ public final class DecisionBenchmark {
         String tenant = snapshot.tenants().values().stream().filter(t -> t.parentId() != null).findFirst().orElseThrow().id();
         RequestFact request = new RequestFact("bench", tenant, "DEV", 1, 100, null, List.of(), 0, 1, null, true, 0);
         SnapshotFacts warm = SnapshotFacts.of(snapshot);
-        print("per version: snapshot copy (toBuilder().build())", median(() -> snapshot.toBuilder().version(snapshot.version() + 1).build()));
-        print("per version: SnapshotFacts.of", median(() -> SnapshotFacts.of(snapshot)));
-        print("per version: first admission on new facts", median(() -> engine.admit(policy, SnapshotFacts.of(snapshot), request)));
-        print("per version: SnapshotCapacity.of (capacity view)", median(() -> SnapshotCapacity.of(snapshot)));
+        Lease sample = snapshot.leases().values().iterator().next();
+        Lease noticed = LeaseTransitions.notice(sample, snapshot.takenAt().plusSeconds(30));
+        print("per version: snapshot with one lease changed (toBuilder().lease().build())",
+                median(() -> snapshot.toBuilder().version(snapshot.version() + 1).lease(noticed).build()));
+        print("per version: facts and capacity view rebuilt from scratch (before: once per commit)",
+                median(() -> List.of(SnapshotFacts.of(snapshot), SnapshotCapacity.of(snapshot))));
+        FactsTracker facts = new FactsTracker();
+        CapacityTracker views = new CapacityTracker();
+        facts.of(snapshot);
+        views.of(snapshot);
+        PoolSnapshot[] chain = {snapshot};
+        print("per version: facts and capacity view advanced by one changed lease (now)", median(() -> {
+            Lease current = chain[0].lease(sample.id()).orElseThrow();
+            Lease flipped = current.state() == LeaseState.ACTIVE ? noticed : sample;
+            chain[0] = chain[0].toBuilder().version(chain[0].version() + 1).lease(flipped).build();
+            return List.of(facts.of(chain[0]), views.of(chain[0]));
+        }));
         print("per request: admission on already-derived facts", median(() -> engine.admit(policy, warm, request)));
         RequestFact training = new RequestFact("bench-t", tenant, "TRAINING", 1, 1000, null, List.of(), 0, 1, null, true, 0);
         List<String> pool = List.of("training");
@@ -153,7 +171,7 @@ public final class DecisionBenchmark {
         print("per queued request: preemption facts (" + inPool + " leases in the pool)", median(() -> warm.forPreemption(training, pool)));
         print("per queued request: preemption evaluation", median(() -> engine.preempt(policy, warm, training, pool)));
         WorkingSet workingSet = ctx.getBean(WorkingSet.class);
-        print("per commit: empty write (transaction + snapshot copy)", median(() -> workingSet.write((b, n, st) -> null)));
+        print("per commit: empty write (transaction, no change)", median(() -> workingSet.write((b, n, st) -> null)));
     }
 
     private static double median(Supplier<?> work) {
