@@ -63,8 +63,11 @@ final class RequestPlanner {
             }
             pools = List.of(request.poolId());
         }
+        // Per pool the first verdict counts, except that a model-specific one (the request is pinned
+        // to a card model the tenant has a quota on) overrides the all-models verdict.
         Map<String, QuotaVerdict> quota = new LinkedHashMap<>();
-        evaluation.quotaOf(request.id()).forEach(q -> quota.putIfAbsent(q.poolId(), q));
+        evaluation.quotaOf(request.id()).forEach(q -> quota.merge(q.poolId(), q,
+                (first, next) -> next.isModelSpecific() && !first.isModelSpecific() ? next : first));
         List<String> allowed = pools.stream().filter(p -> quota.get(p) == null
                 || quota.get(p).status() != QuotaStatus.OVER_LIMIT).toList();
         if (allowed.isEmpty()) {

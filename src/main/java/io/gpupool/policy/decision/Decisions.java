@@ -89,7 +89,14 @@ public final class Decisions {
 
     public void quota(RequestFact request, String poolId, String status, String lenderId, String reasonCode,
                       String message) {
-        record(new QuotaVerdict(request.requestId(), request.tenantId(), poolId, QuotaStatus.valueOf(status),
+        record(new QuotaVerdict(request.requestId(), request.tenantId(), poolId, QuotaVerdict.ANY_MODEL,
+                QuotaStatus.valueOf(status), lenderId, currentRule, policyVersion, reasonCode, message));
+    }
+
+    /** A verdict from the tenant's quota on one card model (for a request pinned to that model). */
+    public void modelQuota(RequestFact request, String poolId, String model, String status, String lenderId,
+                           String reasonCode, String message) {
+        record(new QuotaVerdict(request.requestId(), request.tenantId(), poolId, model, QuotaStatus.valueOf(status),
                 lenderId, currentRule, policyVersion, reasonCode, message));
     }
 

@@ -39,6 +39,11 @@ public record RequestFact(String requestId, String tenantId, String kind, int gp
         return gangSize > 1;
     }
 
+    /** The one card model the request is pinned to, or null when it accepts several or any. */
+    public String getPinnedModel() {
+        return allowedModels.size() == 1 ? allowedModels.get(0) : null;
+    }
+
     public boolean allowsModel(String model) {
         return allowedModels.isEmpty() || allowedModels.contains(model);
     }
