@@ -85,6 +85,8 @@ final class WriteBatch {
                 }
                 write.stage(result);
             } catch (RuntimeException e) {
+                // A refusal or a failed statement: only this write fails. An Error is not caught here:
+                // it aborts the whole batch (rolled back, every caller gets it), as it would any write.
                 write.stageFailure(e);
                 if (alone) {
                     throw e;
