@@ -139,6 +139,12 @@ public class AllocationService {
      */
     public int retryQueues() {
         int placed = 0;
+        if (workingSet.current().queued().isEmpty() && backfill.current().head() == null) {
+            // Nothing queued and nothing reserved: the pass has nothing to do. Every release nudges a
+            // pass, so skipping the writer here keeps an idle queue from costing one write per release.
+            // A request queued meanwhile reserves for itself in submit(), or at the next pass.
+            return 0;
+        }
         workingSet.write((before, next, store) -> backfill.refresh(before, clock.instant()));
         for (GpuRequest queued : QueueOrder.ordered(workingSet.current())) {
             Instant now = clock.instant();

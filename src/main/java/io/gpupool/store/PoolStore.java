@@ -149,8 +149,9 @@ public class PoolStore {
             return;
         }
         leases.save(LeaseRow.of(lease));
-        for (DeviceShare s : lease.shares()) {
-            shares.save(LeaseShareRow.of(lease.id(), s));
+        // One JDBC batch for all shares: an 8-GPU lease costs one round-trip, not eight.
+        if (!lease.shares().isEmpty()) {
+            shares.saveAll(lease.shares().stream().map(s -> LeaseShareRow.of(lease.id(), s)).toList());
         }
     }
 }

@@ -1,0 +1,121 @@
+package io.gpupool.store;
+
+/**
+ * One caller's {@link Mutation} waiting in the group-commit queue, and the answer that caller gets.
+ *
+ * <p>The batch leader runs the mutation on its own thread and first <em>stages</em> the outcome (the
+ * result, or the exception the mutation threw); only after the batch's transaction has committed
+ * (or failed) is the outcome <em>completed</em>, which wakes the caller. A waiting caller also
+ * wakes when the previous leader offers it the turn to lead the next batch.
+ */
+final class PendingWrite<R> {
+    private final Mutation<R> mutation;
+    private R stagedResult;
+    private Throwable stagedFailure;
+    private R result;
+    private Throwable failure;
+    private boolean done;
+    private boolean turn;
+
+    PendingWrite(Mutation<R> mutation) {
+        this.mutation = mutation;
+    }
+
+    Mutation<R> mutation() {
+        return mutation;
+    }
+
+    /** Leader only: the mutation ran and returned {@code value}; answered once the batch commits. */
+    void stage(Object value) {
+        @SuppressWarnings("unchecked") R typed = (R) value;
+        stagedResult = typed;
+        stagedFailure = null;
+    }
+
+    /** Leader only: the mutation threw; its writes were rolled back and its caller gets {@code e}. */
+    void stageFailure(Throwable e) {
+        stagedResult = null;
+        stagedFailure = e;
+    }
+
+    boolean failedOnItsOwn() {
+        return stagedFailure != null;
+    }
+
+    /** The batch committed: the caller gets what its mutation returned or threw. */
+    synchronized void complete() {
+        result = stagedResult;
+        failure = stagedFailure;
+        finish();
+    }
+
+    /**
+     * The batch did not commit: nothing of it is in the database or in memory. A caller whose
+     * mutation already threw keeps its own exception (it would have been refused anyway); every
+     * other caller gets the transaction's failure.
+     */
+    synchronized void fail(Throwable batchFailure) {
+        failure = stagedFailure != null ? stagedFailure : batchFailure;
+        finish();
+    }
+
+    private void finish() {
+        if (done) {
+            throw new IllegalStateException("a pending write is answered once");
+        }
+        done = true;
+        notifyAll();
+    }
+
+    synchronized boolean isDone() {
+        return done;
+    }
+
+    /** The previous leader is done and this write is first in the queue: it may lead the next batch. */
+    synchronized void offerTurn() {
+        turn = true;
+        notifyAll();
+    }
+
+    /**
+     * Waits until this write is answered or offered the turn to lead, at most {@code timeoutMillis}
+     * (a safety net: a turn is always offered when the queue is left non-empty). Not interruptible:
+     * the mutation is already queued and will run; the interrupt flag is restored for the caller.
+     */
+    synchronized void awaitDoneOrTurn(long timeoutMillis) {
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
+        boolean interrupted = false;
+        while (!done && !turn) {
+            long left = (deadline - System.nanoTime()) / 1_000_000;
+            if (left <= 0) {
+                break;
+            }
+            try {
+                wait(left);
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        turn = false;
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The caller's own answer: its result, or its exception rethrown as it was thrown (unwrapped). */
+    synchronized R outcome() {
+        if (!done) {
+            throw new IllegalStateException("not answered yet");
+        }
+        if (failure != null) {
+            throw PendingWrite.<RuntimeException>sneaky(failure);
+        }
+        return result;
+    }
+
+    /** Rethrows any throwable unchanged, so problem exceptions keep their type and status code. */
+    @SuppressWarnings("unchecked")
+    private static <E extends Throwable> E sneaky(Throwable t) throws E {
+        throw (E) t;
+    }
+}

@@ -1,0 +1,342 @@
+package io.gpupool.store;
+
+import io.gpupool.problem.ProblemException;
+import io.gpupool.snapshot.PoolSnapshot;
+import io.gpupool.tenant.Tenant;
+import io.gpupool.testing.DatabaseTest;
+import io.micronaut.context.ApplicationContext;
+import io.micronaut.core.type.Argument;
+import io.micronaut.transaction.TransactionOperations;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.sql.Connection;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * The group-commit writer keeps {@link WorkingSet}'s contract when mutations share a transaction:
+ * a failing mutation takes only its own rows with it, each mutation sees the previous ones, a failed
+ * commit publishes nothing, and concurrent writers neither lose nor repeat a mutation.
+ *
+ * <p>Batches are formed deterministically: a first write blocks inside its mutation (holding the
+ * writer) until the writes under test are all queued; they then run as the next batch, in order.
+ */
+@DatabaseTest
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class GroupCommitTest {
+    private ApplicationContext ctx;
+    private CommitFailingTransactions tx;
+    private TenantRepository tenantRows;
+    private WorkingSet workingSet;
+    private ExecutorService threads;
+
+    @BeforeAll
+    void start() {
+        ctx = ApplicationContext.run(Map.of("micronaut.server.port", -1), "test");
+        @SuppressWarnings("unchecked")
+        TransactionOperations<Connection> real = ctx.getBean(Argument.of(TransactionOperations.class, Connection.class));
+        tx = new CommitFailingTransactions(real);
+        tenantRows = ctx.getBean(TenantRepository.class);
+    }
+
+    @BeforeEach
+    void freshWriter() {
+        // A writer of our own over the context's database, so commits can be made to fail.
+        workingSet = new WorkingSet(ctx.getBean(PoolStore.class), tx, Clock.systemUTC(), 64);
+        workingSet.loadFromDatabase();
+        tx.failCommits = false;
+        threads = Executors.newCachedThreadPool();
+    }
+
+    @AfterEach
+    void stopThreads() {
+        threads.shutdownNow();
+    }
+
+    @AfterAll
+    void stop() {
+        ctx.close();
+    }
+
+    @Test
+    void aFailingMutationLeavesTheOthersOfItsBatchCommittedAndItsOwnRowsAbsent() throws Exception {
+        ProblemException refusal = ProblemException.conflict("refused after writing a row");
+        List<Mutation<String>> batch = List.of(
+                insert("fail-a"),
+                (before, next, store) -> { // writes a row, then refuses
+                    insert("fail-b").apply(before, next, store);
+                    throw refusal;
+                },
+                insert("fail-a"), // duplicate key: PostgreSQL aborts the transaction unless rolled back to a savepoint
+                (before, next, store) -> {
+                    assertThat(tenantRows.existsById("fail-a")).as("sees fail-a in the database").isTrue();
+                    return insert("fail-d").apply(before, next, store);
+                },
+                insert("fail-e"));
+
+        List<CompletableFuture<String>> answers = runAsOneBatch(batch);
+
+        assertThat(answers.get(0).get(10, TimeUnit.SECONDS)).isEqualTo("fail-a");
+        assertThat(failureOf(answers.get(1))).isSameAs(refusal);
+        assertThat(failureOf(answers.get(2))).isNotInstanceOf(ProblemException.class);
+        assertThat(answers.get(3).get(10, TimeUnit.SECONDS)).isEqualTo("fail-d");
+        assertThat(answers.get(4).get(10, TimeUnit.SECONDS)).isEqualTo("fail-e");
+        for (String committed : List.of("fail-a", "fail-d", "fail-e")) {
+            assertThat(workingSet.current().tenant(committed)).as(committed + " in memory").isPresent();
+            assertThat(tenantRows.existsById(committed)).as(committed + " in the database").isTrue();
+        }
+        assertThat(workingSet.current().tenant("fail-b")).as("the refused mutation's tenant in memory").isEmpty();
+        assertThat(tenantRows.existsById("fail-b")).as("the refused mutation's row").isFalse();
+        assertThat(tenantRows.findById("fail-a").orElseThrow().name()).as("the first insert, not the duplicate")
+                .isEqualTo("tenant fail-a");
+    }
+
+    @Test
+    void eachMutationSeesThePreviousOnesResultInMemoryAndInTheDatabase() throws Exception {
+        List<Mutation<String>> batch = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            String previous = "chain-" + (i - 1);
+            boolean first = i == 0;
+            Mutation<String> insert = insert("chain-" + i);
+            batch.add((before, next, store) -> {
+                if (!first) {
+                    assertThat(before.tenant(previous)).as("memory: " + previous).isPresent();
+                    assertThat(tenantRows.existsById(previous)).as("database: " + previous).isTrue();
+                }
+                return insert.apply(before, next, store);
+            });
+        }
+        long batchesBefore = workingSet.committedBatches();
+
+        for (CompletableFuture<String> answer : runAsOneBatch(batch)) {
+            answer.get(10, TimeUnit.SECONDS); // an assertion error inside a mutation fails its answer
+        }
+
+        assertThat(workingSet.committedBatches() - batchesBefore).as("blocker's batch + one batch of ten").isEqualTo(2);
+        for (int i = 0; i < 10; i++) {
+            assertThat(workingSet.current().tenant("chain-" + i)).isPresent();
+        }
+    }
+
+    @Test
+    void aFailedCommitPublishesNothingAndEveryCallerGetsTheFailure() throws Exception {
+        PoolSnapshot published = workingSet.current();
+        List<Long> versionsSeen = new ArrayList<>();
+        List<Mutation<String>> batch = new ArrayList<>();
+        for (String id : List.of("lost-1", "lost-2", "lost-3")) {
+            Mutation<String> insert = insert(id);
+            batch.add((before, next, store) -> {
+                synchronized (versionsSeen) {
+                    versionsSeen.add(before.version());
+                }
+                return insert.apply(before, next, store);
+            });
+        }
+        tx.failCommits = true;
+
+        List<CompletableFuture<String>> answers = runAsOneBatch(batch);
+
+        for (CompletableFuture<String> answer : answers) {
+            assertThat(failureOf(answer)).isInstanceOf(CommitFailingTransactions.CommitFailed.class);
+        }
+        assertThat(workingSet.current()).as("nothing published").isSameAs(published);
+        for (String id : List.of("lost-1", "lost-2", "lost-3")) {
+            assertThat(tenantRows.existsById(id)).as(id + " in the database").isFalse();
+        }
+
+        tx.failCommits = false;
+        workingSet.write(insert("after-failure"));
+        assertThat(workingSet.current().tenant("lost-1")).isEmpty();
+        assertThat(workingSet.current().tenant("after-failure")).isPresent();
+        assertThat(workingSet.current().version()).as("versions of the failed batch's snapshots are never reused")
+                .isGreaterThan(versionsSeen.stream().mapToLong(Long::longValue).max().orElseThrow() + 1);
+    }
+
+    @Test
+    void concurrentWritersNeitherLoseNorRepeatAMutation() throws Exception {
+        workingSet.write(insert("counter"));
+        int writers = 16;
+        int writesEach = 40;
+        AtomicInteger refusedOnPurpose = new AtomicInteger();
+        List<CompletableFuture<List<Integer>>> clients = new ArrayList<>();
+        for (int t = 0; t < writers; t++) {
+            int client = t;
+            clients.add(CompletableFuture.supplyAsync(() -> {
+                List<Integer> mine = new ArrayList<>();
+                for (int i = 0; i < writesEach; i++) {
+                    boolean refuse = (client + i) % 7 == 0;
+                    try {
+                        mine.add(workingSet.write(increment(refuse ? "ghost-" + client + "-" + i : null)));
+                    } catch (ProblemException e) {
+                        refusedOnPurpose.incrementAndGet();
+                    }
+                }
+                return mine;
+            }, threads));
+        }
+        Set<Integer> answered = new HashSet<>();
+        int successes = 0;
+        for (CompletableFuture<List<Integer>> client : clients) {
+            for (int value : client.get(120, TimeUnit.SECONDS)) {
+                assertThat(answered.add(value)).as("value " + value + " answered twice").isTrue();
+                successes++;
+            }
+        }
+
+        assertThat(successes + refusedOnPurpose.get()).isEqualTo(writers * writesEach);
+        assertThat(refusedOnPurpose.get()).isPositive();
+        int n = successes;
+        assertThat(answered).as("every successful increment answered 1..n once").hasSize(n)
+                .allSatisfy(v -> assertThat(v).isBetween(1, n));
+        assertThat(counterName(workingSet.current().tenant("counter").orElseThrow())).isEqualTo(successes);
+        assertThat(counterName(tenantRows.findById("counter").orElseThrow().toTenant())).isEqualTo(successes);
+        assertThat(iterable(tenantRows.findAll())).as("rows of refused writes").noneMatch(r -> r.id().startsWith("ghost-"));
+        assertThat(workingSet.committedBatches()).as("some writes shared a commit").isLessThan(writers * writesEach);
+    }
+
+    @Test
+    void aNestedWriteRunsInlineAndFailsItsEnclosingMutationWhenItFails() {
+        String result = workingSet.write((before, next, store) -> {
+            insert("outer").apply(before, next, store);
+            return workingSet.write(insert("inner"));
+        });
+        assertThat(result).isEqualTo("inner");
+        assertThat(workingSet.current().tenant("outer")).isPresent();
+        assertThat(workingSet.current().tenant("inner")).isPresent();
+
+        ProblemException innerRefusal = ProblemException.invalid("inner refuses");
+        assertThatThrownBy(() -> workingSet.write((before, next, store) -> {
+            insert("swallower").apply(before, next, store);
+            try {
+                workingSet.write((b, n, s) -> {
+                    insert("inner-2").apply(b, n, s);
+                    throw innerRefusal;
+                });
+            } catch (ProblemException swallowed) {
+                // the enclosing mutation ignores it; the writer must not
+            }
+            return "done";
+        })).isSameAs(innerRefusal);
+        assertThat(tenantRows.existsById("swallower")).isFalse();
+        assertThat(tenantRows.existsById("inner-2")).isFalse();
+        assertThat(workingSet.current().tenant("swallower")).isEmpty();
+    }
+
+    @Test
+    void aWriteInsideAnOuterTransactionIsRefused() {
+        assertThatThrownBy(() -> tx.executeWrite(status -> workingSet.write(insert("in-outer-tx"))))
+                .isInstanceOf(IllegalStateException.class);
+        assertThat(tenantRows.existsById("in-outer-tx")).isFalse();
+    }
+
+    // ---- helpers
+
+    private static Mutation<String> insert(String id) {
+        return (before, next, store) -> {
+            Tenant t = new Tenant(id, "tenant " + id, null, null);
+            store.put(t, false);
+            next.tenant(t);
+            return id;
+        };
+    }
+
+    /**
+     * Adds one to the counter tenant's name in memory and database. With a {@code ghost} id it also
+     * inserts that tenant and then refuses, so neither row may survive.
+     */
+    private static Mutation<Integer> increment(String ghost) {
+        return (before, next, store) -> {
+            Tenant counter = before.tenant("counter").orElseThrow();
+            Tenant plusOne = new Tenant(counter.id(), String.valueOf(counterName(counter) + 1), null, null);
+            store.put(plusOne, true);
+            next.tenant(plusOne);
+            if (ghost != null) {
+                insert(ghost).apply(before, next, store);
+                throw ProblemException.conflict("refused on purpose after writing");
+            }
+            return counterName(plusOne);
+        };
+    }
+
+    private static <T> List<T> iterable(Iterable<T> all) {
+        List<T> list = new ArrayList<>();
+        all.forEach(list::add);
+        return list;
+    }
+
+    private static int counterName(Tenant counter) {
+        return counter.name().startsWith("tenant ") ? 0 : Integer.parseInt(counter.name());
+    }
+
+    /**
+     * Holds the writer with a blocking mutation, queues {@code batch} in order behind it, then lets
+     * it go: the queued writes are drained together as the next batch.
+     */
+    private <R> List<CompletableFuture<R>> runAsOneBatch(List<Mutation<R>> batch) throws Exception {
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CompletableFuture<Object> blocker = CompletableFuture.supplyAsync(() -> workingSet.write((b, n, s) -> {
+            entered.countDown();
+            await(release);
+            return null;
+        }), threads);
+        assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+        List<CompletableFuture<R>> answers = new ArrayList<>();
+        for (Mutation<R> m : batch) {
+            int queued = workingSet.queuedWrites();
+            answers.add(CompletableFuture.supplyAsync(() -> workingSet.write(m), threads));
+            awaitQueued(queued + 1); // queued one by one, so the batch keeps the list's order
+        }
+        release.countDown();
+        blocker.exceptionally(failedCommit -> null).get(10, TimeUnit.SECONDS);
+        return answers;
+    }
+
+    private void awaitQueued(int expected) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (workingSet.queuedWrites() < expected) {
+            if (System.nanoTime() > deadline) {
+                fail("write not queued within 10 s");
+            }
+            Thread.sleep(1);
+        }
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            assertThat(latch.await(10, TimeUnit.SECONDS)).isTrue();
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Throwable failureOf(CompletableFuture<?> answer) throws InterruptedException {
+        try {
+            answer.get(10, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            return e.getCause();
+        } catch (java.util.concurrent.TimeoutException e) {
+            fail("no answer within 10 s");
+        }
+        return fail("expected a failure, got " + answer.join());
+    }
+}
