@@ -24,8 +24,8 @@ import java.util.TreeSet;
  *       that is not of tier ELASTIC, a tenant T with a {@code "*"} quota, none of whose descendants
  *       has its own {@code "*"} quota in that pool, holds with its whole subtree at most
  *       (guaranteed + borrowing limit) GPUs. A tenant with no {@code "*"} quota in that pool, on
- *       itself or on any ancestor, holds no lease of its own there. Not checked: per-model quotas (the shipped
- *       rules do not enforce them), ELASTIC pools (always borrowable by design), and trees where a
+ *       itself or on any ancestor, holds no lease of its own there. Not checked: per-model quotas (they govern
+ *       only requests pinned to one model, and the load mix pins none), ELASTIC pools (always borrowable by design), and trees where a
  *       team has its own guarantee under an org that also has one (the two guarantees may stack).</li>
  *   <li><b>Accounting</b>: every request is PLACED with an existing lease of its own, QUEUED,
  *       REJECTED or CANCELLED; every lease belongs to an existing request; an idempotency key names
