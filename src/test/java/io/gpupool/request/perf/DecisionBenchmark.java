@@ -168,8 +168,13 @@ public final class DecisionBenchmark {
         RequestFact training = new RequestFact("bench-t", tenant, "TRAINING", 1, 1000, null, List.of(), 0, 1, null, true, 0);
         List<String> pool = List.of("training");
         long inPool = snapshot.leases().values().stream().filter(l -> l.poolId().equals("training")).count();
-        print("per queued request: preemption facts (" + inPool + " leases in the pool)", median(() -> warm.forPreemption(training, pool)));
-        print("per queued request: preemption evaluation", median(() -> engine.preempt(policy, warm, training, pool)));
+        print("per queued request: preemption facts, fresh (" + inPool + " leases in the pool)",
+                median(() -> warm.forPreemption(training, pool)));
+        SnapshotFacts tracked = new FactsTracker().of(snapshot);
+        print("per queued request: preemption facts, kept per pool and second (the writer's path)",
+                median(() -> tracked.forPreemption(training, pool)));
+        print("per queued request: preemption evaluation (Drools) on those facts",
+                median(() -> engine.preempt(policy, tracked, training, pool)));
         WorkingSet workingSet = ctx.getBean(WorkingSet.class);
         print("per commit: empty write (transaction, no change)", median(() -> workingSet.write((b, n, st) -> null)));
     }
