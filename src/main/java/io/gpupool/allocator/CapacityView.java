@@ -1,6 +1,9 @@
 package io.gpupool.allocator;
 
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * Immutable capacity of a fleet at one instant, laid out as primitive arrays (see
@@ -95,9 +98,9 @@ public final class CapacityView {
      * caller counts them per node, so a class disappears with the last lease of that kind). This
      * view is unchanged.
      */
-    CapacityView withLeaseChanges(List<ShareChange> changes, java.util.Map<Integer, Integer> classes) {
+    CapacityView withLeaseChanges(List<ShareChange> changes, Map<Integer, Integer> classes) {
         CapacityView next = new CapacityView(this);
-        java.util.Set<Integer> touched = new java.util.HashSet<>(classes.keySet());
+        Set<Integer> touched = new HashSet<>(classes.keySet());
         for (ShareChange c : changes) {
             next.adjust(c.share(), c.sign());
             touched.add(c.share().node());

@@ -8,9 +8,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Lease facts per pool at one evaluation second, for preemption evaluations. One hands policy
@@ -40,7 +42,7 @@ final class PoolLeaseFacts {
             return;
         }
         for (SnapshotDelta delta : deltas) {
-            java.util.Set<String> replaced = new java.util.HashSet<>();
+            Set<String> replaced = new HashSet<>();
             delta.leasesAdded().forEach(l -> replaced.add(l.id()));
             for (Lease lease : delta.leasesRemoved()) {
                 LinkedHashMap<String, LeaseFact> pool = byPool.get(lease.poolId());
