@@ -3,12 +3,12 @@ package io.gpupool.allocator;
 import io.gpupool.lease.Lease;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.snapshot.SnapshotDelta;
+import io.gpupool.snapshot.SnapshotFollower;
 
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * {@link SnapshotCapacity#of} for a stream of snapshots, at the cost of what changed: when the next
@@ -18,36 +18,36 @@ import java.util.Optional;
  * Per node it counts the leases of each workload class, so a class disappears with its last lease
  * exactly as in a rebuild (CapacityTrackerTest compares the two step by step). Single-threaded.
  */
-public final class CapacityTracker {
+public final class CapacityTracker extends SnapshotFollower<CapacityView> {
     private static final int CLASS_BITS = 31;
 
-    private PoolSnapshot last;
-    private CapacityView view;
     /** Per node index, leases per {@link WorkloadClass} bit position. */
     private int[][] classCounts;
 
-    public CapacityView of(PoolSnapshot snapshot) {
-        if (snapshot == last) {
-            return view;
-        }
-        Optional<List<SnapshotDelta>> deltas = snapshot.delta().leaseChangesSince(last);
-        last = null; // a failure half-way leaves the counts unusable: rebuild next time
-        view = deltas.isPresent() ? advance(snapshot, deltas.get()) : rebuild(snapshot);
-        last = snapshot;
-        return view;
-    }
-
-    private CapacityView rebuild(PoolSnapshot snapshot) {
-        CapacityView fresh = SnapshotCapacity.of(snapshot);
-        classCounts = new int[fresh.nodeCount()][CLASS_BITS];
-        Map<Integer, Integer> ignored = new HashMap<>();
+    @Override
+    protected CapacityView rebuild(PoolSnapshot snapshot) {
+        // Count the classes once, then build the view from those counts.
+        Map<String, int[]> counts = new HashMap<>();
         for (Lease lease : snapshot.leases().values()) {
-            countClasses(fresh, lease, snapshot, 1, ignored);
+            SnapshotCapacity.classesOf(lease, snapshot).forEach((node, bit) -> {
+                if (bit != 0) {
+                    counts.computeIfAbsent(node, k -> new int[CLASS_BITS])[Integer.numberOfTrailingZeros(bit)]++;
+                }
+            });
+        }
+        Map<String, Integer> classes = new HashMap<>();
+        counts.forEach((node, perBit) -> classes.put(node, bitsOf(perBit)));
+        CapacityView fresh = SnapshotCapacity.of(snapshot, classes);
+        classCounts = new int[fresh.nodeCount()][];
+        for (int n = 0; n < fresh.nodeCount(); n++) {
+            classCounts[n] = counts.getOrDefault(fresh.nodeId(n), new int[CLASS_BITS]);
         }
         return fresh;
     }
 
-    private CapacityView advance(PoolSnapshot snapshot, List<SnapshotDelta> deltas) {
+    @Override
+    protected CapacityView advance(PoolSnapshot snapshot, List<SnapshotDelta> deltas) {
+        CapacityView view = previous();
         // In commit order: a lease placed in one delta and ended in the next must be taken before it is given back.
         List<CapacityView.ShareChange> changes = new ArrayList<>();
         Map<Integer, Integer> classes = new HashMap<>();
@@ -72,13 +72,18 @@ public final class CapacityTracker {
                 return;
             }
             classCounts[node][Integer.numberOfTrailingZeros(bit)] += sign;
-            int bits = 0;
-            for (int b = 0; b < CLASS_BITS; b++) {
-                if (classCounts[node][b] > 0) {
-                    bits |= 1 << b;
-                }
-            }
-            out.put(node, bits);
+            out.put(node, bitsOf(classCounts[node]));
         });
+    }
+
+    /** The class bits of a node whose leases per bit are {@code perBit}. */
+    private static int bitsOf(int[] perBit) {
+        int bits = 0;
+        for (int b = 0; b < CLASS_BITS; b++) {
+            if (perBit[b] > 0) {
+                bits |= 1 << b;
+            }
+        }
+        return bits;
     }
 }

@@ -24,15 +24,22 @@ public final class SnapshotCapacity {
     }
 
     public static CapacityView of(PoolSnapshot snapshot) {
-        Map<String, List<String>> migUsed = new HashMap<>();
         Map<String, Integer> classesByNode = new HashMap<>();
+        for (Lease lease : snapshot.leases().values()) {
+            classesOf(lease, snapshot).forEach((node, bit) -> classesByNode.merge(node, bit, (a, b) -> a | b));
+        }
+        return of(snapshot, classesByNode);
+    }
+
+    /** The view, with each node's hosted workload classes given ({@link CapacityTracker} counts them itself). */
+    static CapacityView of(PoolSnapshot snapshot, Map<String, Integer> classesByNode) {
+        Map<String, List<String>> migUsed = new HashMap<>();
         for (Lease lease : snapshot.leases().values()) {
             for (DeviceShare share : lease.shares()) {
                 if (share.migProfile() != null) {
                     migUsed.computeIfAbsent(share.deviceId(), k -> new ArrayList<>()).add(share.migProfile());
                 }
             }
-            classesOf(lease, snapshot).forEach((node, bit) -> classesByNode.merge(node, bit, (a, b) -> a | b));
         }
         CapacityViewBuilder builder = CapacityView.builder();
         for (Node node : snapshot.nodes().values()) {

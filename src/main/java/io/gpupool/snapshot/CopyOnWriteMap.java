@@ -36,10 +36,6 @@ final class CopyOnWriteMap<K, V> {
         }
     }
 
-    V get(K key) {
-        return map.get(key);
-    }
-
     /** Whether anything was put or removed since this map was made from a snapshot's. */
     boolean modified() {
         return modified;

@@ -38,10 +38,6 @@ final class PendingWrite<R> {
         stagedFailure = e;
     }
 
-    boolean failedOnItsOwn() {
-        return stagedFailure != null;
-    }
-
     /** The batch committed: the caller gets what its mutation returned or threw. */
     synchronized void complete() {
         result = stagedResult;

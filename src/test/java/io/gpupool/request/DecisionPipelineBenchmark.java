@@ -11,11 +11,11 @@ import io.gpupool.policy.perf.SyntheticFleet;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.snapshot.PoolSnapshotBuilder;
 import io.gpupool.tenant.Tenant;
+import io.gpupool.testing.Percentiles;
 
 import java.lang.management.ManagementFactory;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -65,11 +65,11 @@ public final class DecisionPipelineBenchmark {
         double seconds = (System.nanoTime() - start) / 1e9;
         System.out.printf("%s: %d decisions in %.2f s = %.0f decisions/s%n", label, count, seconds, count / seconds);
         System.out.printf("  all decisions            p50 %7.3f  p99 %7.3f  max %8.3f ms%n",
-                percentile(all, 50), percentile(all, 99), percentile(all, 100));
+                Percentiles.of(all, 50), Percentiles.of(all, 99), Percentiles.of(all, 100));
         byOutcome.forEach((outcome, times) -> {
             double[] t = times.stream().mapToDouble(Double::doubleValue).toArray();
-            System.out.printf("  %-24s p50 %7.3f  p99 %7.3f  max %8.3f ms  (%d)%n", outcome, percentile(t, 50),
-                    percentile(t, 99), percentile(t, 100), t.length);
+            System.out.printf("  %-24s p50 %7.3f  p99 %7.3f  max %8.3f ms  (%d)%n", outcome, Percentiles.of(t, 50),
+                    Percentiles.of(t, 99), Percentiles.of(t, 100), t.length);
         });
     }
 
@@ -125,12 +125,5 @@ public final class DecisionPipelineBenchmark {
             snapshot = next.build();
             return outcome;
         }
-    }
-
-    private static double percentile(double[] values, double p) {
-        double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        int index = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
-        return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
     }
 }

@@ -3,12 +3,12 @@ package io.gpupool.policy.fact;
 import io.gpupool.lease.Lease;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.snapshot.SnapshotDelta;
+import io.gpupool.snapshot.SnapshotFollower;
 
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -19,39 +19,25 @@ import java.util.Set;
  * result equals a fresh derivation (FactsTrackerTest checks it step by step). Single-threaded: the
  * writer owns one.
  */
-public final class FactsTracker {
-    private PoolSnapshot last;
-    private SnapshotFacts facts;
+public final class FactsTracker extends SnapshotFollower<SnapshotFacts> {
     private Map<String, TenantFact> tenants;
     private UsageLedger ledger;
     private PoolFacts pools;
     private PoolLeaseFacts leaseFacts;
 
-    public SnapshotFacts of(PoolSnapshot snapshot) {
-        if (snapshot == last) {
-            return facts;
-        }
-        Optional<List<SnapshotDelta>> deltas = snapshot.delta().leaseChangesSince(last);
-        last = null; // a failure half-way leaves the ledger unusable: rebuild next time
-        facts = deltas.isPresent() ? advance(snapshot, deltas.get()) : rebuild(snapshot);
-        last = snapshot;
-        return facts;
-    }
-
-    private SnapshotFacts rebuild(PoolSnapshot snapshot) {
+    @Override
+    protected SnapshotFacts rebuild(PoolSnapshot snapshot) {
         tenants = TenantFacts.resolve(snapshot);
         ledger = UsageLedger.of(snapshot, tenants);
         pools = PoolFacts.of(snapshot);
         leaseFacts = new PoolLeaseFacts(tenants);
         leaseFacts.reset(snapshot, SnapshotFacts.evaluationSecond(snapshot));
-        Map<String, List<TenantUsageFact>> usage = new LinkedHashMap<>();
-        for (TenantFact t : tenants.values()) {
-            usage.put(t.tenantId(), ledger.rowsFor(t, snapshot));
-        }
+        Map<String, List<TenantUsageFact>> usage = TenantFacts.usage(ledger, snapshot, tenants);
         return new SnapshotFacts(snapshot, tenants, usage, pools.summarise(snapshot, tenants, usage), leaseFacts);
     }
 
-    private SnapshotFacts advance(PoolSnapshot snapshot, List<SnapshotDelta> deltas) {
+    @Override
+    protected SnapshotFacts advance(PoolSnapshot snapshot, List<SnapshotDelta> deltas) {
         Set<String> touched = new LinkedHashSet<>();
         for (SnapshotDelta delta : deltas) {
             for (Lease lease : delta.leasesRemoved()) {
@@ -63,9 +49,9 @@ public final class FactsTracker {
         }
         leaseFacts.advance(snapshot, deltas, SnapshotFacts.evaluationSecond(snapshot));
         if (touched.isEmpty()) {
-            return new SnapshotFacts(snapshot, tenants, facts.usageByTenant(), facts.pools(), leaseFacts);
+            return new SnapshotFacts(snapshot, tenants, previous().usageByTenant(), previous().pools(), leaseFacts);
         }
-        Map<String, List<TenantUsageFact>> usage = new LinkedHashMap<>(facts.usageByTenant());
+        Map<String, List<TenantUsageFact>> usage = new LinkedHashMap<>(previous().usageByTenant());
         for (String id : touched) {
             TenantFact t = tenants.get(id);
             if (t != null) {

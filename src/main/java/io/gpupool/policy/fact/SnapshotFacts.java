@@ -37,7 +37,7 @@ public final class SnapshotFacts {
         this.samplesByLease = samplesByLease;
         this.window = window;
         this.tenants = TenantFacts.resolve(snapshot);
-        this.usageByTenant = TenantFacts.usage(snapshot, tenants);
+        this.usageByTenant = TenantFacts.usage(UsageLedger.of(snapshot, tenants), snapshot, tenants);
         this.pools = PoolFacts.of(snapshot).summarise(snapshot, tenants, usageByTenant);
         this.poolLeases = null;
     }

@@ -27,9 +27,9 @@ final class TenantFacts {
         return facts;
     }
 
-    /** Rows per tenant: one all-models row per pool, plus one per model-specific quota. */
-    static Map<String, List<TenantUsageFact>> usage(PoolSnapshot snapshot, Map<String, TenantFact> tenants) {
-        UsageLedger ledger = UsageLedger.of(snapshot, tenants);
+    /** Rows per tenant, in tenant order: one all-models row per pool, plus one per model-specific quota. */
+    static Map<String, List<TenantUsageFact>> usage(UsageLedger ledger, PoolSnapshot snapshot,
+                                                    Map<String, TenantFact> tenants) {
         Map<String, List<TenantUsageFact>> rows = new LinkedHashMap<>();
         for (TenantFact t : tenants.values()) {
             rows.put(t.tenantId(), ledger.rowsFor(t, snapshot));

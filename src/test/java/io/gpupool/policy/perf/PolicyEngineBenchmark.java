@@ -10,10 +10,10 @@ import io.gpupool.policy.fact.RequestFact;
 import io.gpupool.policy.fact.SnapshotFacts;
 import io.gpupool.policy.ruleset.RuleSet;
 import io.gpupool.policy.ruleset.RuleSetFiles;
+import io.gpupool.testing.Percentiles;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -51,8 +51,8 @@ public final class PolicyEngineBenchmark {
             new PolicyCompiler().compile(rules).orThrow();
             compile[i] = ms(System.nanoTime() - s);
         }
-        print("compile+validate default set, warm median of 10", percentile(validate, 50));
-        print("compile only, warm median of 10", percentile(compile, 50));
+        print("compile+validate default set, warm median of 10", Percentiles.of(validate, 50));
+        print("compile only, warm median of 10", Percentiles.of(compile, 50));
         CompiledPolicy policy = new PolicyCompiler().compile(rules).orThrow();
 
         SnapshotFacts facts = SyntheticFleet.facts(gpus, leases, 0.75);
@@ -78,11 +78,11 @@ public final class PolicyEngineBenchmark {
                 throw new IllegalStateException(e.errors().toString());
             }
         }
-        print("admission p50", percentile(admit, 50));
-        print("admission p99", percentile(admit, 99));
-        print("admission p99.9", percentile(admit, 99.9));
-        print("admission thread CPU p50", percentile(admitCpu, 50));
-        print("admission thread CPU p99", percentile(admitCpu, 99));
+        print("admission p50", Percentiles.of(admit, 50));
+        print("admission p99", Percentiles.of(admit, 99));
+        print("admission p99.9", Percentiles.of(admit, 99.9));
+        print("admission thread CPU p50", Percentiles.of(admitCpu, 50));
+        print("admission thread CPU p99", Percentiles.of(admitCpu, 99));
 
         sweep(engine, policy, facts, requests.subList(0, 100), "75 % full, 100 pending");
         facts = null;
@@ -106,10 +106,10 @@ public final class PolicyEngineBenchmark {
                 cpu[i] = ms(THREADS.getCurrentThreadCpuTime() - c);
             }
         }
-        print("sweep " + label + ", median of 20", percentile(sweep, 50));
-        print("sweep " + label + ", p90 of 20", percentile(sweep, 90));
-        print("sweep " + label + ", thread CPU median", percentile(cpu, 50));
-        print("sweep " + label + ", max of 20", percentile(sweep, 100));
+        print("sweep " + label + ", median of 20", Percentiles.of(sweep, 50));
+        print("sweep " + label + ", p90 of 20", Percentiles.of(sweep, 90));
+        print("sweep " + label + ", thread CPU median", Percentiles.of(cpu, 50));
+        print("sweep " + label + ", max of 20", Percentiles.of(sweep, 100));
         System.out.printf("  %d decisions, %d firings, ok=%s, reclaim plan %d leases, %d preemption candidates%n",
                 last.decisions().size(), last.firingCount(), last.ok(), last.reclaimPlan().size(),
                 last.decisionsOf(io.gpupool.policy.decision.PreemptionCandidate.class).size());
@@ -119,12 +119,6 @@ public final class PolicyEngineBenchmark {
         return nanos / 1_000_000.0;
     }
 
-    private static double percentile(double[] values, double p) {
-        double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        int index = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
-        return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
-    }
 
     private static void print(String what, double millis) {
         System.out.printf("%-75s %10.3f ms%n", what, millis);

@@ -23,11 +23,11 @@ import io.gpupool.request.Outcome;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.store.WorkingSet;
 import io.gpupool.tenant.Tenant;
+import io.gpupool.testing.Percentiles;
 import io.micronaut.context.ApplicationContext;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -133,11 +133,11 @@ public final class DecisionBenchmark {
         double seconds = (System.nanoTime() - start) / 1e9;
         System.out.printf("%s: %d decisions in %.2f s = %.0f decisions/s; outcomes %s%n", label, count, seconds,
                 count / seconds, statuses);
-        print(label + " decision p50", percentile(wall, 50));
-        print(label + " decision p99", percentile(wall, 99));
-        print(label + " decision max", percentile(wall, 100));
-        print(label + " decision thread CPU p50", percentile(cpu, 50));
-        print(label + " decision thread CPU p99", percentile(cpu, 99));
+        print(label + " decision p50", Percentiles.of(wall, 50));
+        print(label + " decision p99", Percentiles.of(wall, 99));
+        print(label + " decision max", Percentiles.of(wall, 100));
+        print(label + " decision thread CPU p50", Percentiles.of(cpu, 50));
+        print(label + " decision thread CPU p99", Percentiles.of(cpu, 99));
     }
 
     /** The parts of a decision paid once per snapshot version, i.e. once per committed decision today. */
@@ -188,19 +188,13 @@ public final class DecisionBenchmark {
                 t[i] = ms(System.nanoTime() - s);
             }
         }
-        return percentile(t, 50);
+        return Percentiles.of(t, 50);
     }
 
     private static double ms(long nanos) {
         return nanos / 1_000_000.0;
     }
 
-    private static double percentile(double[] values, double p) {
-        double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        int index = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
-        return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
-    }
 
     private static void print(String what, double millis) {
         System.out.printf("%-70s %10.3f ms%n", what, millis);

@@ -1,0 +1,37 @@
+package io.gpupool.snapshot;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Something derived from a stream of snapshots at the cost of what changed: when the next snapshot
+ * descends from the last one by lease changes only (its {@link SnapshotDelta} chain says so), the
+ * subclass advances its previous result by those deltas; otherwise it rebuilds. Single-threaded:
+ * subclasses keep mutable state that only matches the last snapshot they derived.
+ */
+public abstract class SnapshotFollower<T> {
+    private PoolSnapshot last;
+    private T result;
+
+    public final T of(PoolSnapshot snapshot) {
+        if (snapshot == last) {
+            return result;
+        }
+        Optional<List<SnapshotDelta>> deltas = snapshot.delta().leaseChangesSince(last);
+        last = null; // a failure half-way leaves the subclass's state unusable: rebuild next time
+        result = deltas.isPresent() ? advance(snapshot, deltas.get()) : rebuild(snapshot);
+        last = snapshot;
+        return result;
+    }
+
+    /** The result derived for the last snapshot (what {@link #advance} starts from). */
+    protected final T previous() {
+        return result;
+    }
+
+    /** Derives everything from {@code snapshot} alone. */
+    protected abstract T rebuild(PoolSnapshot snapshot);
+
+    /** The previous result moved forward by {@code deltas}, oldest first, which lead to {@code snapshot}. */
+    protected abstract T advance(PoolSnapshot snapshot, List<SnapshotDelta> deltas);
+}
