@@ -35,6 +35,21 @@ public final class Allocator {
         return gangs.plan(view, request);
     }
 
+    /**
+     * Whether one member of the request fits now on any of {@code nodes}, topology aside: a
+     * placement that uses none of them was possible before they changed.
+     */
+    boolean anyHostsMember(CapacityView view, PlacementRequest request, int[] nodes, int count) {
+        PlacementRequest member = request.singleMember();
+        search.prepare(view, member, null);
+        for (int i = 0; i < count; i++) {
+            if (search.collect(view, member, nodes[i], -1)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Why the request does not fit now (also meaningful when it does: all counts are then informative). */
     public NoFitReason explain(CapacityView view, PlacementRequest request) {
         return explain(view, request, plan(view, request) != null);

@@ -151,7 +151,13 @@ public final class CapacityView {
         refresh(node);
     }
 
-    private void give(HeldShare s) {
+    /** A private copy to mutate with {@link #give} (search scratch; never a published view). */
+    CapacityView copy() {
+        return new CapacityView(this);
+    }
+
+    /** Gives one held share back, in place: only on a {@link #copy()}. */
+    void give(HeldShare s) {
         int node = s.node();
         cpuFree[node] += s.cpuMilli();
         memoryFree[node] += s.memoryMib();

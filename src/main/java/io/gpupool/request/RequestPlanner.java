@@ -10,7 +10,6 @@ import io.gpupool.allocator.Topology;
 import io.gpupool.allocator.TopologyScope;
 import io.gpupool.allocator.VictimCandidate;
 import io.gpupool.allocator.VictimSet;
-import io.gpupool.lease.Lease;
 import io.gpupool.lease.LeaseState;
 import io.gpupool.policy.decision.AdmissionDecision;
 import io.gpupool.policy.decision.PreemptionCandidate;
@@ -112,23 +111,21 @@ final class RequestPlanner {
 
     private Optional<Attempt> preemption(PoolSnapshot snapshot, CapacityView view, GpuRequest request, String pool,
                                          List<PreemptionCandidate> ranked, QuotaVerdict quota) {
-        List<PreemptionCandidate> inPool = ranked.stream().filter(c -> pool.equals(c.poolId())).filter(c ->
-                snapshot.lease(c.leaseId()).map(l -> l.state() == LeaseState.ACTIVE).orElse(false)).toList();
-        if (inPool.isEmpty()) {
+        if (ranked.stream().noneMatch(c -> pool.equals(c.poolId()))) {
             return Optional.empty();
         }
-        List<VictimCandidate> candidates = new ArrayList<>();
-        for (PreemptionCandidate c : inPool) {
-            Lease lease = snapshot.lease(c.leaseId()).orElseThrow();
-            candidates.add(SnapshotCapacity.victim(view, lease));
-        }
+        // Lazy: the selector usually stops long before the end of a pool-wide candidate list.
+        Iterable<VictimCandidate> candidates = () -> ranked.stream().filter(c -> pool.equals(c.poolId()))
+                .map(c -> snapshot.lease(c.leaseId()).orElse(null))
+                .filter(l -> l != null && l.state() == LeaseState.ACTIVE)
+                .map(l -> SnapshotCapacity.victim(view, l)).iterator();
         Optional<VictimSet> set = allocators.victimsFor(pool(snapshot, pool)).select(view, placement(request, pool), candidates);
         if (set.isEmpty() || set.get().isEmpty()) {
             return Optional.empty();
         }
         Set<String> chosen = new HashSet<>(set.get().leaseIds());
-        return Optional.of(new Attempt.Preempt(pool, inPool.stream().filter(c -> chosen.contains(c.leaseId())).toList(),
-                quota));
+        return Optional.of(new Attempt.Preempt(pool, ranked.stream()
+                .filter(c -> pool.equals(c.poolId()) && chosen.contains(c.leaseId())).toList(), quota));
     }
 
     static PlacementRequest placement(GpuRequest r, String pool) {

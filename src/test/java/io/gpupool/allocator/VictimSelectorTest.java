@@ -69,4 +69,37 @@ class VictimSelectorTest {
         assertThat(selector.select(view, request().gpus(2).build(), List.of(lease("l0", view, "a/gpu0", 1000))))
                 .isEmpty();
     }
+
+    @Test
+    void leasesFreedOnOtherNodesOnTheWayAreSpared() {
+        CapacityView view = Fleet.of().node("a").gpus(2, "A100").used(0, 1000).used(1, 1000).and()
+                .node("b").gpus(2, "A100").used(0, 1000).used(1, 1000).build();
+        List<VictimCandidate> ranked = List.of(lease("a0", view, "a/gpu0", 1000), lease("b0", view, "b/gpu0", 1000),
+                lease("b1", view, "b/gpu1", 1000), lease("a1", view, "a/gpu1", 1000));
+
+        VictimSet set = selector.select(view, request().gpus(2).build(), ranked).orElseThrow();
+
+        assertThat(set.leaseIds()).containsExactly("b0", "b1");
+        assertThat(set.plan().members().get(0).nodeId()).isEqualTo("b");
+    }
+
+    @Test
+    void candidatesRankedAfterTheFittingPrefixAreNeverExamined() {
+        Fleet fleet = Fleet.of();
+        for (int n = 0; n < 300; n++) {
+            fleet.node("n" + n).gpus(1, "A100").used(0, 1000);
+        }
+        CapacityView full = fleet.build();
+        List<VictimCandidate> ranked = new java.util.ArrayList<>();
+        for (int n = 0; n < 300; n++) {
+            ranked.add(lease("l" + n, full, "n" + n + "/gpu0", 1000));
+        }
+        int[] examined = {0};
+        Iterable<VictimCandidate> counting = () -> ranked.stream().peek(c -> examined[0]++).iterator();
+
+        VictimSet set = selector.select(full, request().gpus(1).gang(3).build(), counting).orElseThrow();
+
+        assertThat(set.leaseIds()).containsExactly("l0", "l1", "l2");
+        assertThat(examined[0]).isEqualTo(3);
+    }
 }

@@ -33,7 +33,10 @@ public final class PolicyEngine {
         return evaluate(policy, Scope.ADMISSION, facts.forAdmission(request));
     }
 
-    /** Admission again, with the running leases of {@code pools}: names preemption victims for one request. */
+    /**
+     * Admission again, with the running leases of {@code pools}: names preemption victims for one
+     * request the allocator could place in none of {@code pools}.
+     */
     public Evaluation preempt(CompiledPolicy policy, SnapshotFacts facts, RequestFact request,
                               Collection<String> pools) {
         return evaluate(policy, Scope.ADMISSION, facts.forPreemption(request, pools));

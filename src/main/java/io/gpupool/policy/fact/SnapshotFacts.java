@@ -134,12 +134,16 @@ public final class SnapshotFacts {
     /**
      * Admission facts restricted to the pools the request may still use, plus their running
      * leases: what preemption rules need to name victims for one request, without the whole fleet.
+     * Callers ask only once the allocator has placed the request in none of {@code pools}.
      */
     public List<Object> forPreemption(RequestFact request, Collection<String> pools) {
         // Only the pools the request could still be placed in: a pool it may not use (over quota,
         // or excluded by the caller) must neither host victims nor count as "has room".
+        // They are also pools the allocator found no placement in (that is why victims are wanted):
+        // rules asking canFitNow must get the allocator's answer, not free totals blind to fragmentation.
         List<Object> facts = forAdmission(request);
         facts.removeIf(f -> f instanceof PoolFact p && !pools.contains(p.poolId()));
+        facts.replaceAll(f -> f instanceof PoolFact p ? p.withoutPlacementFor(request.requestId()) : f);
         if (leases != null) {
             leases.stream().filter(l -> pools.contains(l.poolId())).forEach(facts::add);
             return facts;
