@@ -36,6 +36,25 @@ public final class Allocator {
     }
 
     /**
+     * The GPUs the request could use if they were free (pool, health, sharing mode, model, memory):
+     * only leases holding one of them can make room for it. Null when the request needs no GPU.
+     */
+    public java.util.BitSet usableGpus(CapacityView view, PlacementRequest request) {
+        PlacementRequest member = request.singleMember();
+        if (!member.needsGpu()) {
+            return null;
+        }
+        search.prepare(view, member, null);
+        java.util.BitSet usable = new java.util.BitSet(view.gpuCount());
+        for (int g = 0; g < view.gpuCount(); g++) {
+            if (search.usable(view, member, g)) {
+                usable.set(g);
+            }
+        }
+        return usable;
+    }
+
+    /**
      * Whether one member of the request fits now on any of {@code nodes}, topology aside: a
      * placement that uses none of them was possible before they changed.
      */

@@ -160,6 +160,11 @@ final class MemberSearch {
         return candidate.count >= member.gpusPerMember();
     }
 
+    /** Whether GPU {@code g} is of a kind the prepared member could use, free or not. */
+    boolean usable(CapacityView view, PlacementRequest member, int g) {
+        return kindOk(view.layout, g, member, -1);
+    }
+
     private boolean kindOk(CapacityLayout l, int g, PlacementRequest member, int nvlink) {
         return l.gpuSchedulable[g] && l.gpuMig[g] == member.isMig()
                 && (l.gpuPool[g] < 0 ? member.pools().isEmpty() : poolOk[l.gpuPool[g]])

@@ -63,8 +63,9 @@ final class RequestDecider {
         CapacityView view = inputs.view(before);
         Set<String> reserved = reservation.blocks(request.with(request.state(), level, null, null, now), now)
                 ? reservation.gpus() : Set.of();
-        Attempt attempt = planner.attempt(before, view, request, eval, reserved, pools -> engine.preempt(
-                policy.policy(), inputs.facts(before), PolicyInputs.fact(request), pools).preemptionPlan(request.id()));
+        Attempt attempt = planner.attempt(before, view, request, eval, reserved, (pools, pool, couldMakeRoom) ->
+                engine.preempt(policy.policy(), inputs.facts(before), PolicyInputs.fact(request), pools, List.of(pool),
+                        couldMakeRoom).preemptionPlan(request.id()));
         if (attempt instanceof Attempt.Rejected r) {
             GpuRequest rejected = request.with(RequestState.REJECTED, level, null,
                     new WhyPending("POLICY", r.admission() == null ? null : r.admission().ruleName(), r.reasonCode(),

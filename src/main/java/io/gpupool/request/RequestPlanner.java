@@ -16,17 +16,19 @@ import io.gpupool.policy.decision.PreemptionCandidate;
 import io.gpupool.policy.decision.QuotaStatus;
 import io.gpupool.policy.decision.QuotaVerdict;
 import io.gpupool.policy.engine.Evaluation;
+import io.gpupool.policy.fact.LeaseFact;
 import io.gpupool.pool.Pool;
 import io.gpupool.snapshot.PoolSnapshot;
 
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * Turns policy's answer (whether, which pools in order, quota standing, who may be preempted) into
@@ -42,11 +44,11 @@ final class RequestPlanner {
     }
 
     /**
-     * {@code victimsFor} asks policy, only when nothing fits directly, which running leases of the
-     * given pools may be preempted for this request, ranked (the expensive part is not paid otherwise).
+     * {@code victims} asks policy, only when nothing fits directly, which running leases of a pool
+     * may be preempted for this request, ranked (the expensive part is not paid otherwise).
      */
     Attempt attempt(PoolSnapshot snapshot, CapacityView view, GpuRequest request, Evaluation evaluation,
-                    Set<String> reservedDevices, Function<List<String>, List<PreemptionCandidate>> victimsFor) {
+                    Set<String> reservedDevices, VictimSource victims) {
         Optional<AdmissionDecision> admission = evaluation.admissionOf(request.id());
         if (admission.isEmpty()) {
             return new Attempt.Rejected(null, "NO_ADMISSION_RULE", "No admission rule matched this request");
@@ -87,9 +89,8 @@ final class RequestPlanner {
                     "It fits only on GPUs reserved for the head of the queue, and would run past its reserved start",
                     request.gangSize(), allowed.get(0), null));
         }
-        List<PreemptionCandidate> ranked = victimsFor.apply(allowed);
         for (String pool : allowed) {
-            Optional<Attempt> preempt = preemption(snapshot, view, request, pool, ranked, quota.get(pool));
+            Optional<Attempt> preempt = preemption(snapshot, view, request, pool, allowed, victims, quota.get(pool));
             if (preempt.isPresent()) {
                 return preempt.get();
             }
@@ -110,7 +111,13 @@ final class RequestPlanner {
     }
 
     private Optional<Attempt> preemption(PoolSnapshot snapshot, CapacityView view, GpuRequest request, String pool,
-                                         List<PreemptionCandidate> ranked, QuotaVerdict quota) {
+                                         List<String> allowed, VictimSource victims, QuotaVerdict quota) {
+        PlacementRequest placement = placement(request, pool);
+        // Only leases on cards the request could use can make room for it: policy sees no others.
+        BitSet usable = allocators.forPool(pool(snapshot, pool)).usableGpus(view, placement);
+        Predicate<LeaseFact> couldMakeRoom = usable == null ? lease -> true : lease -> lease.deviceIds().stream()
+                .mapToInt(view::gpuIndex).anyMatch(g -> g >= 0 && usable.get(g));
+        List<PreemptionCandidate> ranked = victims.rank(allowed, pool, couldMakeRoom);
         if (ranked.stream().noneMatch(c -> pool.equals(c.poolId()))) {
             return Optional.empty();
         }
@@ -119,7 +126,7 @@ final class RequestPlanner {
                 .map(c -> snapshot.lease(c.leaseId()).orElse(null))
                 .filter(l -> l != null && l.state() == LeaseState.ACTIVE)
                 .map(l -> SnapshotCapacity.victim(view, l)).iterator();
-        Optional<VictimSet> set = allocators.victimsFor(pool(snapshot, pool)).select(view, placement(request, pool), candidates);
+        Optional<VictimSet> set = allocators.victimsFor(pool(snapshot, pool)).select(view, placement, candidates);
         if (set.isEmpty() || set.get().isEmpty()) {
             return Optional.empty();
         }

@@ -104,8 +104,9 @@ public final class DecisionPipelineBenchmark {
             Evaluation eval = DefaultPolicy.ENGINE.admit(DefaultPolicy.POLICY, inputs.facts(snapshot), PolicyInputs.fact(request));
             int level = eval.priorityOf(request.id()).map(p -> p.priority()).orElse(0);
             CapacityView view = inputs.view(snapshot);
-            Attempt attempt = planner.attempt(snapshot, view, request, eval, Set.of(), pools -> DefaultPolicy.ENGINE.preempt(
-                    DefaultPolicy.POLICY, inputs.facts(snapshot), PolicyInputs.fact(request), pools).preemptionPlan(request.id()));
+            Attempt attempt = planner.attempt(snapshot, view, request, eval, Set.of(), (pools, pool, couldMakeRoom) ->
+                    DefaultPolicy.ENGINE.preempt(DefaultPolicy.POLICY, inputs.facts(snapshot), PolicyInputs.fact(request),
+                            pools, List.of(pool), couldMakeRoom).preemptionPlan(request.id()));
             PoolSnapshotBuilder next = snapshot.toBuilder().version(snapshot.version() + 1).takenAt(now);
             String outcome;
             if (attempt instanceof Attempt.Placed p) {

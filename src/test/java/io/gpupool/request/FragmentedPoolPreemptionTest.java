@@ -46,8 +46,9 @@ class FragmentedPoolPreemptionTest {
 
         Evaluation admission = DefaultPolicy.ENGINE.admit(DefaultPolicy.POLICY, facts, PolicyInputs.fact(request));
         Attempt attempt = new RequestPlanner(new Allocators()).attempt(snapshot, inputs.view(snapshot), request,
-                admission, Set.of(), pools -> DefaultPolicy.ENGINE.preempt(DefaultPolicy.POLICY, facts,
-                        PolicyInputs.fact(request), pools).preemptionPlan(request.id()));
+                admission, Set.of(), (pools, pool, couldMakeRoom) -> DefaultPolicy.ENGINE.preempt(
+                        DefaultPolicy.POLICY, facts, PolicyInputs.fact(request), pools, List.of(pool), couldMakeRoom)
+                        .preemptionPlan(request.id()));
 
         assertThat(attempt).isInstanceOf(Attempt.Preempt.class);
         Attempt.Preempt preempt = (Attempt.Preempt) attempt;

@@ -2,12 +2,14 @@ package io.gpupool.policy.engine;
 
 import io.gpupool.policy.decision.Decisions;
 import io.gpupool.policy.engine.PolicyMessage.Stage;
+import io.gpupool.policy.fact.LeaseFact;
 import io.gpupool.policy.fact.RequestFact;
 import io.gpupool.policy.fact.SnapshotFacts;
 import org.kie.api.runtime.KieSession;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * Evaluates a compiled policy against facts and returns decisions; it never changes state. Every
@@ -40,6 +42,15 @@ public final class PolicyEngine {
     public Evaluation preempt(CompiledPolicy policy, SnapshotFacts facts, RequestFact request,
                               Collection<String> pools) {
         return evaluate(policy, Scope.ADMISSION, facts.forPreemption(request, pools));
+    }
+
+    /**
+     * As {@link #preempt(CompiledPolicy, SnapshotFacts, RequestFact, Collection)}, naming victims
+     * only among the leases of {@code victimPools} that {@code couldMakeRoom} (and their gangs).
+     */
+    public Evaluation preempt(CompiledPolicy policy, SnapshotFacts facts, RequestFact request, Collection<String> pools,
+                              Collection<String> victimPools, Predicate<LeaseFact> couldMakeRoom) {
+        return evaluate(policy, Scope.ADMISSION, facts.forPreemption(request, pools, victimPools, couldMakeRoom));
     }
 
     /** The full sweep: tiering, labels, reclamation, quota, and admission/preemption of pending requests. */

@@ -9,8 +9,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * The policy facts of one snapshot at one instant. Derived once and reused: per-request admission
@@ -137,6 +140,16 @@ public final class SnapshotFacts {
      * Callers ask only once the allocator has placed the request in none of {@code pools}.
      */
     public List<Object> forPreemption(RequestFact request, Collection<String> pools) {
+        return forPreemption(request, pools, pools, lease -> true);
+    }
+
+    /**
+     * As {@link #forPreemption(RequestFact, Collection)}, with only the leases of {@code victimPools}
+     * that {@code couldMakeRoom} (the allocator's word: they hold a card the request could use),
+     * plus every other lease of their gangs, so a gang rule still sees the whole gang.
+     */
+    public List<Object> forPreemption(RequestFact request, Collection<String> pools, Collection<String> victimPools,
+                                      Predicate<LeaseFact> couldMakeRoom) {
         // Only the pools the request could still be placed in: a pool it may not use (over quota,
         // or excluded by the caller) must neither host victims nor count as "has room".
         // They are also pools the allocator found no placement in (that is why victims are wanted):
@@ -144,19 +157,36 @@ public final class SnapshotFacts {
         List<Object> facts = forAdmission(request);
         facts.removeIf(f -> f instanceof PoolFact p && !pools.contains(p.poolId()));
         facts.replaceAll(f -> f instanceof PoolFact p ? p.withoutPlacementFor(request.requestId()) : f);
+        List<LeaseFact> inPools = leasesOf(victimPools);
+        Set<String> gangs = new HashSet<>();
+        List<LeaseFact> kept = new ArrayList<>();
+        for (LeaseFact lease : inPools) {
+            if (couldMakeRoom.test(lease)) {
+                kept.add(lease);
+                if (lease.gangId() != null) {
+                    gangs.add(lease.gangId());
+                }
+            }
+        }
+        if (!gangs.isEmpty()) {
+            inPools.stream().filter(l -> l.gangId() != null && gangs.contains(l.gangId()) && !couldMakeRoom.test(l))
+                    .forEach(kept::add);
+        }
+        facts.addAll(kept);
+        return facts;
+    }
+
+    private List<LeaseFact> leasesOf(Collection<String> pools) {
         if (leases != null) {
-            leases.stream().filter(l -> pools.contains(l.poolId())).forEach(facts::add);
-            return facts;
+            return leases.stream().filter(l -> pools.contains(l.poolId())).toList();
         }
         // Derive only these pools' leases: one request's preemption must not pay for the whole fleet.
         if (poolLeases != null) {
-            facts.addAll(poolLeases.facts(snapshot, pools, now));
-            return facts;
+            return poolLeases.facts(snapshot, pools, now);
         }
         List<io.gpupool.lease.Lease> inPools = snapshot.leases().values().stream()
                 .filter(l -> pools.contains(l.poolId())).toList();
-        facts.addAll(LeaseFacts.derive(snapshot, inPools, now, tenants, samplesByLease, window));
-        return facts;
+        return LeaseFacts.derive(snapshot, inPools, now, tenants, samplesByLease, window);
     }
 
     public List<Object> forSweep(Collection<RequestFact> pending) {
