@@ -37,7 +37,8 @@ public final class Allocator {
 
     /**
      * The GPUs the request could use if they were free (pool, health, sharing mode, model, memory):
-     * only leases holding one of them can make room for it. Null when the request needs no GPU.
+     * only leases holding one of them can make room for it. Null when that rules out no GPU of the
+     * request's pools (or the request needs no GPU): every lease there could.
      */
     public java.util.BitSet usableGpus(CapacityView view, PlacementRequest request) {
         PlacementRequest member = request.singleMember();
@@ -46,12 +47,15 @@ public final class Allocator {
         }
         search.prepare(view, member, null);
         java.util.BitSet usable = new java.util.BitSet(view.gpuCount());
+        boolean allOfThePools = true;
         for (int g = 0; g < view.gpuCount(); g++) {
             if (search.usable(view, member, g)) {
                 usable.set(g);
+            } else if (view.inPools(g, member.pools())) {
+                allOfThePools = false;
             }
         }
-        return usable;
+        return allOfThePools ? null : usable;
     }
 
     /**

@@ -219,6 +219,10 @@ public final class CapacityView {
     public int endGpu(int node) { return layout.gpuStart[node + 1]; }
     public int gpusOn(int node) { return layout.gpuStart[node + 1] - layout.gpuStart[node]; }
     public String deviceId(int gpu) { return layout.deviceIds[gpu]; }
+    /** Whether the GPU belongs to one of {@code pools} (any GPU when the set is empty). */
+    public boolean inPools(int gpu, java.util.Set<String> pools) {
+        return pools.isEmpty() || layout.gpuPool[gpu] >= 0 && pools.contains(layout.pools[layout.gpuPool[gpu]]);
+    }
     public int freeMilli(int gpu) { return gpuFree[gpu]; }
     public int modelOf(int gpu) { return layout.gpuModel[gpu]; }
     public String modelName(int model) { return layout.models[model]; }

@@ -115,8 +115,7 @@ final class RequestPlanner {
         PlacementRequest placement = placement(request, pool);
         // Only leases on cards the request could use can make room for it: policy sees no others.
         BitSet usable = allocators.forPool(pool(snapshot, pool)).usableGpus(view, placement);
-        Predicate<LeaseFact> couldMakeRoom = usable == null ? lease -> true : lease -> lease.deviceIds().stream()
-                .mapToInt(view::gpuIndex).anyMatch(g -> g >= 0 && usable.get(g));
+        Predicate<LeaseFact> couldMakeRoom = usable == null ? lease -> true : lease -> holdsAny(view, lease, usable);
         List<PreemptionCandidate> ranked = victims.rank(allowed, pool, couldMakeRoom);
         if (ranked.stream().noneMatch(c -> pool.equals(c.poolId()))) {
             return Optional.empty();
@@ -133,6 +132,16 @@ final class RequestPlanner {
         Set<String> chosen = new HashSet<>(set.get().leaseIds());
         return Optional.of(new Attempt.Preempt(pool, ranked.stream()
                 .filter(c -> pool.equals(c.poolId()) && chosen.contains(c.leaseId())).toList(), quota));
+    }
+
+    private static boolean holdsAny(CapacityView view, LeaseFact lease, BitSet gpus) {
+        for (String device : lease.deviceIds()) {
+            int g = view.gpuIndex(device);
+            if (g >= 0 && gpus.get(g)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     static PlacementRequest placement(GpuRequest r, String pool) {
