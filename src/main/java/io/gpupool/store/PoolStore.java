@@ -14,6 +14,7 @@ import io.gpupool.request.RequestState;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.snapshot.PoolSnapshotBuilder;
 import io.gpupool.tenant.Tenant;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 
 import java.time.Instant;
@@ -25,7 +26,11 @@ import java.util.Optional;
 
 /**
  * Row-level reads and writes of the pool model. Callers run writes inside the {@link WorkingSet}'s
- * transaction; this class never decides anything, it only maps records to rows and back.
+ * transaction; this class never decides anything, it only maps records to rows and back. A batch
+ * of several writes gets a {@link #buffered} view: its hot rows (requests, leases, decision log,
+ * usage) wait in a {@link RowBuffer} and reach the database in a few JDBC batches at
+ * {@link #flush}; any other write or any read the buffer cannot answer flushes first, so order
+ * and read-your-writes hold.
  */
 @Singleton
 public class PoolStore {
@@ -41,11 +46,25 @@ public class PoolStore {
     private final GpuRequestRepository requests;
     private final DecisionLogRepository decisions;
     private final UsageSampleRepository usage;
+    private final RowBuffer buffer; // null: every write goes straight to the database
 
+    @Inject
     PoolStore(SiteRepository sites, ClusterRepository clusters, NodeRepository nodes, DeviceRepository devices,
               PoolRepository pools, TenantRepository tenants, QuotaRepository quotas, LeaseRepository leases,
               LeaseShareRepository shares, GpuRequestRepository requests, DecisionLogRepository decisions,
               UsageSampleRepository usage) {
+        this(sites, clusters, nodes, devices, pools, tenants, quotas, leases, shares, requests, decisions, usage, null);
+    }
+
+    private PoolStore(PoolStore base, RowBuffer buffer) {
+        this(base.sites, base.clusters, base.nodes, base.devices, base.pools, base.tenants, base.quotas, base.leases,
+                base.shares, base.requests, base.decisions, base.usage, buffer);
+    }
+
+    private PoolStore(SiteRepository sites, ClusterRepository clusters, NodeRepository nodes, DeviceRepository devices,
+                      PoolRepository pools, TenantRepository tenants, QuotaRepository quotas, LeaseRepository leases,
+                      LeaseShareRepository shares, GpuRequestRepository requests, DecisionLogRepository decisions,
+                      UsageSampleRepository usage, RowBuffer buffer) {
         this.sites = sites;
         this.clusters = clusters;
         this.nodes = nodes;
@@ -58,10 +77,56 @@ public class PoolStore {
         this.requests = requests;
         this.decisions = decisions;
         this.usage = usage;
+        this.buffer = buffer;
+    }
+
+    /** This store with its hot rows held in {@code buffer} until {@link #flush} (one batch, writer thread only). */
+    PoolStore buffered(RowBuffer buffer) {
+        return new PoolStore(this, buffer);
+    }
+
+    /** Writes every held row: one JDBC batch per table and kind, inserts before updates. */
+    void flush() {
+        if (buffer == null || buffer.isEmpty()) {
+            return;
+        }
+        RowBuffer.Rows rows = buffer.drain();
+        if (!rows.requestInserts().isEmpty()) {
+            requests.saveAll(rows.requestInserts().stream().map(GpuRequestRow::of).toList());
+        }
+        if (!rows.leaseInserts().isEmpty()) {
+            leases.saveAll(rows.leaseInserts().stream().map(LeaseRow::of).toList());
+            List<LeaseShareRow> held = rows.leaseInserts().stream()
+                    .flatMap(l -> l.shares().stream().map(s -> LeaseShareRow.of(l.id(), s))).toList();
+            if (!held.isEmpty()) {
+                shares.saveAll(held);
+            }
+        }
+        if (!rows.requestUpdates().isEmpty()) {
+            requests.updateAll(rows.requestUpdates().stream().map(GpuRequestRow::of).toList());
+        }
+        if (!rows.leaseUpdates().isEmpty()) {
+            leases.updateAll(rows.leaseUpdates().stream().map(LeaseRow::of).toList());
+        }
+        if (!rows.decisions().isEmpty()) {
+            decisions.saveAll(rows.decisions());
+        }
+        if (!rows.usage().isEmpty()) {
+            usage.saveAll(rows.usage());
+        }
+    }
+
+    /** Before a write that bypasses the buffer: keep row order, and mark the running write as in the database. */
+    private void direct() {
+        if (buffer != null) {
+            flush();
+            buffer.exposeRunningWrite();
+        }
     }
 
     /** Reads the whole model; only leases that hold devices are loaded. */
     PoolSnapshot load(long version, Instant now) {
+        flush();
         PoolSnapshotBuilder b = PoolSnapshot.builder().version(version).takenAt(now);
         sites.findAll().forEach(r -> b.site(r.toSite()));
         clusters.findAll().forEach(r -> b.cluster(r.toCluster()));
@@ -83,20 +148,23 @@ public class PoolStore {
         return b.build();
     }
 
-    public void put(Site s, boolean exists) { if (exists) sites.update(SiteRow.of(s)); else sites.save(SiteRow.of(s)); }
-    public void put(Cluster c, boolean exists) { if (exists) clusters.update(ClusterRow.of(c)); else clusters.save(ClusterRow.of(c)); }
-    public void put(Node n, boolean exists) { if (exists) nodes.update(NodeRow.of(n)); else nodes.save(NodeRow.of(n)); }
-    public void put(Device d, boolean exists) { if (exists) devices.update(DeviceRow.of(d)); else devices.save(DeviceRow.of(d)); }
-    public void put(Pool p, boolean exists) { if (exists) pools.update(PoolRow.of(p)); else pools.save(PoolRow.of(p)); }
-    public void put(Tenant t, boolean exists) { if (exists) tenants.update(TenantRow.of(t)); else tenants.save(TenantRow.of(t)); }
-    public void put(Quota q, boolean exists) { if (exists) quotas.update(QuotaRow.of(q)); else quotas.save(QuotaRow.of(q)); }
+    public void put(Site s, boolean exists) { direct(); if (exists) sites.update(SiteRow.of(s)); else sites.save(SiteRow.of(s)); }
+    public void put(Cluster c, boolean exists) { direct(); if (exists) clusters.update(ClusterRow.of(c)); else clusters.save(ClusterRow.of(c)); }
+    public void put(Node n, boolean exists) { direct(); if (exists) nodes.update(NodeRow.of(n)); else nodes.save(NodeRow.of(n)); }
+    public void put(Device d, boolean exists) { direct(); if (exists) devices.update(DeviceRow.of(d)); else devices.save(DeviceRow.of(d)); }
+    public void put(Pool p, boolean exists) { direct(); if (exists) pools.update(PoolRow.of(p)); else pools.save(PoolRow.of(p)); }
+    public void put(Tenant t, boolean exists) { direct(); if (exists) tenants.update(TenantRow.of(t)); else tenants.save(TenantRow.of(t)); }
+    public void put(Quota q, boolean exists) { direct(); if (exists) quotas.update(QuotaRow.of(q)); else quotas.save(QuotaRow.of(q)); }
 
     public void deleteQuota(String key) {
+        direct();
         quotas.deleteById(key);
     }
 
     public void put(GpuRequest request, boolean exists) {
-        if (exists) {
+        if (buffer != null) {
+            buffer.request(request, exists);
+        } else if (exists) {
             requests.update(GpuRequestRow.of(request));
         } else {
             requests.save(GpuRequestRow.of(request));
@@ -104,19 +172,38 @@ public class PoolStore {
     }
 
     public Optional<GpuRequest> findRequest(String id) {
+        if (buffer != null) {
+            Optional<GpuRequest> held = buffer.request(id);
+            if (held.isPresent()) {
+                return held;
+            }
+        }
         return requests.findById(id).map(GpuRequestRow::toRequest);
     }
 
     public Optional<GpuRequest> findRequest(String tenantId, String idempotencyKey) {
+        if (buffer != null) {
+            Optional<GpuRequest> held = buffer.request(tenantId, idempotencyKey);
+            if (held.isPresent()) {
+                return held;
+            }
+        }
         return requests.findByTenantIdAndIdempotencyKey(tenantId, idempotencyKey).map(GpuRequestRow::toRequest);
     }
 
     /** Any lease, held or ended, with its shares. */
     public Optional<Lease> findLease(String id) {
+        if (buffer != null) {
+            Optional<Lease> held = buffer.lease(id);
+            if (held.isPresent()) {
+                return held;
+            }
+        }
         return leases.findById(id).map(r -> r.toLease(shares.findByLeaseId(id).stream().map(LeaseShareRow::toShare).toList()));
     }
 
     public List<Lease> findLeases(String tenantId, String state) {
+        flush();
         List<LeaseRow> rows = tenantId == null ? (state == null ? iterable(leases.findAll()) : leases.findByStateInList(List.of(state)))
                 : leases.findByTenantId(tenantId).stream().filter(r -> state == null || state.equals(r.state())).toList();
         Map<String, List<DeviceShare>> byLease = new HashMap<>();
@@ -135,15 +222,27 @@ public class PoolStore {
     }
 
     public void append(DecisionLogRow entry) {
+        if (buffer != null) {
+            buffer.decision(entry);
+            return;
+        }
         decisions.save(entry);
     }
 
     public void append(UsageSampleRow sample) {
+        if (buffer != null) {
+            buffer.usage(sample);
+            return;
+        }
         usage.save(sample);
     }
 
     /** Inserts a new lease with its shares, or updates an existing lease's state and times. */
     public void put(Lease lease, boolean exists) {
+        if (buffer != null) {
+            buffer.lease(lease, exists);
+            return;
+        }
         if (exists) {
             leases.update(LeaseRow.of(lease));
             return;

@@ -27,8 +27,9 @@ import java.util.function.Function;
  * not have. Readers never lock: they take the current immutable snapshot.
  *
  * <p>Group commit: callers queue their mutation; whichever caller holds the writer lock (the
- * leader) runs up to {@code gpupool.writer.max-batch} queued mutations in one transaction, each in
- * its own savepoint and on a builder chained from the previous one ({@link WriteBatch}), commits
+ * leader) runs up to {@code gpupool.writer.max-batch} queued mutations in one transaction, each on
+ * a builder chained from the previous one, their rows buffered and written in a few JDBC batches
+ * ({@link WriteBatch}), commits
  * once, publishes the last snapshot and answers every caller of the batch. One commit (one fsync)
  * thus serves many writes. There is no writer thread: waiting callers are woken when answered, or
  * when offered the turn to lead the next batch.
@@ -141,6 +142,15 @@ public class WorkingSet {
         running = batch;
         try {
             last = tx.executeWrite(status -> batch.apply(status.getConnection(), published));
+        } catch (ReplayAlone replay) {
+            // Rolled back; each write again in a transaction of its own, so a failure stays its own.
+            running = null;
+            LOG.warn("Write batch of {} rolled back and replayed one write at a time: {}", batch.writes().size(),
+                    String.valueOf(replay.getCause()));
+            for (PendingWrite<?> write : batch.writes()) {
+                commit(new WriteBatch(List.of(write), store, clock, () -> ++lastVersion));
+            }
+            return;
         } catch (Throwable failure) {
             // Rolled back: nothing of the batch is in the database, so nothing is published.
             batch.writes().forEach(w -> w.fail(failure));

@@ -5,7 +5,6 @@ import io.gpupool.snapshot.PoolSnapshotBuilder;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Savepoint;
 import java.time.Clock;
 import java.util.List;
 import java.util.function.LongSupplier;
@@ -16,10 +15,15 @@ import java.util.function.LongSupplier;
  *
  * <p>Each mutation gets, as {@code before}, the snapshot built from the previous successful
  * mutation of the batch (or the published snapshot for the first), and a fresh builder from it, so
- * it sees every earlier mutation's result in memory; in the database it sees their rows because the
- * transaction is the same. Each mutation runs inside its own JDBC savepoint: when it throws, its
- * rows are rolled back to the savepoint (PostgreSQL would otherwise refuse every further statement
- * of the transaction after a failed one), its builder is dropped, and the batch continues.
+ * it sees every earlier mutation's result in memory. Its rows go to a {@link RowBuffer} shared by
+ * the batch and reach the database in a few JDBC batches before the commit; point reads are
+ * answered from the buffer, and anything else flushes it first, so a mutation also sees the
+ * earlier ones' rows. When a mutation throws, its buffered rows and its builder are dropped and the
+ * batch continues. When that cannot be confined (its rows already reached the database) or the
+ * flush fails, the batch is rolled back and replayed one mutation per transaction
+ * ({@link ReplayAlone}), which isolates the failure without a savepoint per write. Mutations are
+ * therefore written to be safe to run twice: they derive everything from {@code before}, the
+ * store and the clock, and act outside the model only after their write returns.
  *
  * <p>Outcomes are only staged here; the working set answers the callers after the commit.
  */
@@ -34,11 +38,13 @@ final class WriteBatch {
     private static final class Running {
         final PoolSnapshot before;
         final PoolSnapshotBuilder next;
+        final PoolStore store;
         RuntimeException nestedFailure;
 
-        Running(PoolSnapshot before, PoolSnapshotBuilder next) {
+        Running(PoolSnapshot before, PoolSnapshotBuilder next, PoolStore store) {
             this.before = before;
             this.next = next;
+            this.store = store;
         }
     }
 
@@ -64,17 +70,22 @@ final class WriteBatch {
      * itself when none changed anything). Throws only when the batch as a whole must not commit.
      */
     PoolSnapshot apply(Connection connection, PoolSnapshot published) throws SQLException {
-        // A batch of one needs no savepoint: its failure rolls the whole transaction back, saving a
-        // round-trip per write when the writer is not contended.
+        // A batch of one writes straight through: its failure rolls the whole transaction back.
+        // Several writes share a row buffer instead: their rows go out in a few JDBC batches at the
+        // end, not one round-trip per row, and a failing write's rows are simply dropped.
         boolean alone = writes.size() == 1;
+        RowBuffer buffer = alone ? null : new RowBuffer();
+        PoolStore rows = alone ? store : store.buffered(buffer);
         PoolSnapshot before = published;
         for (PendingWrite<?> write : writes) {
-            Savepoint savepoint = alone ? null : connection.setSavepoint();
             PoolSnapshotBuilder next = before.toBuilder();
-            Running current = new Running(before, next);
+            Running current = new Running(before, next, rows);
             running = current;
+            if (buffer != null) {
+                buffer.beginWrite();
+            }
             try {
-                Object result = write.mutation().apply(before, next, store);
+                Object result = write.mutation().apply(before, next, rows);
                 if (current.nestedFailure != null) {
                     throw current.nestedFailure; // a nested write failed and the mutation swallowed it
                 }
@@ -91,11 +102,18 @@ final class WriteBatch {
                 if (alone) {
                     throw e;
                 }
-                // Savepoints are not released one by one: the commit releases them all, and a
-                // RELEASE would cost one more round-trip per write.
-                connection.rollback(savepoint);
+                if (!buffer.discardWrite()) {
+                    throw new ReplayAlone(e); // some of its rows are in the transaction already
+                }
             } finally {
                 running = null;
+            }
+        }
+        if (buffer != null) {
+            try {
+                rows.flush();
+            } catch (RuntimeException e) {
+                throw new ReplayAlone(e); // which write's row failed is found by writing them one by one
             }
         }
         return before;
@@ -103,7 +121,7 @@ final class WriteBatch {
 
     /**
      * A {@code write} called from inside a running mutation (same thread, writer lock held). It runs
-     * inline as part of that mutation — same {@code before}, same builder, same savepoint — so its
+     * inline as part of that mutation — same {@code before}, same builder, same rows — so its
      * changes commit or roll back with the enclosing mutation. If it throws, the enclosing mutation
      * fails with that exception even if it catches it, because the nested rows may be half written.
      */
@@ -113,7 +131,7 @@ final class WriteBatch {
             throw new IllegalStateException("WorkingSet.write called by the writer thread outside a mutation");
         }
         try {
-            return mutation.apply(outer.before, outer.next, store);
+            return mutation.apply(outer.before, outer.next, outer.store);
         } catch (RuntimeException e) {
             if (outer.nestedFailure == null) {
                 outer.nestedFailure = e;

@@ -4,9 +4,6 @@ import io.gpupool.problem.ProblemException;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.tenant.Tenant;
 import io.gpupool.testing.DatabaseTest;
-import io.micronaut.context.ApplicationContext;
-import io.micronaut.core.type.Argument;
-import io.micronaut.transaction.TransactionOperations;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -14,23 +11,17 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-import java.sql.Connection;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.fail;
 
 /**
  * The group-commit writer keeps {@link WorkingSet}'s contract when mutations share a transaction:
@@ -43,7 +34,7 @@ import static org.assertj.core.api.Assertions.fail;
 @DatabaseTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class GroupCommitTest {
-    private ApplicationContext ctx;
+    private WriterHarness harness;
     private CommitFailingTransactions tx;
     private TenantRepository tenantRows;
     private WorkingSet workingSet;
@@ -51,30 +42,34 @@ class GroupCommitTest {
 
     @BeforeAll
     void start() {
-        ctx = ApplicationContext.run(Map.of("micronaut.server.port", -1), "test");
-        @SuppressWarnings("unchecked")
-        TransactionOperations<Connection> real = ctx.getBean(Argument.of(TransactionOperations.class, Connection.class));
-        tx = new CommitFailingTransactions(real);
-        tenantRows = ctx.getBean(TenantRepository.class);
+        harness = new WriterHarness();
+        tx = harness.tx;
+        tenantRows = harness.ctx.getBean(TenantRepository.class);
     }
 
     @BeforeEach
     void freshWriter() {
-        // A writer of our own over the context's database, so commits can be made to fail.
-        workingSet = new WorkingSet(ctx.getBean(PoolStore.class), tx, Clock.systemUTC(), 64);
-        workingSet.loadFromDatabase();
-        tx.failCommits = false;
-        threads = Executors.newCachedThreadPool();
+        harness.freshWriter();
+        workingSet = harness.workingSet;
+        threads = harness.threads();
     }
 
     @AfterEach
     void stopThreads() {
-        threads.shutdownNow();
+        harness.stopThreads();
     }
 
     @AfterAll
     void stop() {
-        ctx.close();
+        harness.close();
+    }
+
+    private <R> List<CompletableFuture<R>> runAsOneBatch(List<Mutation<R>> batch) throws Exception {
+        return harness.runAsOneBatch(batch);
+    }
+
+    private static Throwable failureOf(CompletableFuture<?> answer) throws InterruptedException {
+        return WriterHarness.failureOf(answer);
     }
 
     @Test
@@ -285,58 +280,5 @@ class GroupCommitTest {
 
     private static int counterName(Tenant counter) {
         return counter.name().startsWith("tenant ") ? 0 : Integer.parseInt(counter.name());
-    }
-
-    /**
-     * Holds the writer with a blocking mutation, queues {@code batch} in order behind it, then lets
-     * it go: the queued writes are drained together as the next batch.
-     */
-    private <R> List<CompletableFuture<R>> runAsOneBatch(List<Mutation<R>> batch) throws Exception {
-        CountDownLatch entered = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        CompletableFuture<Object> blocker = CompletableFuture.supplyAsync(() -> workingSet.write((b, n, s) -> {
-            entered.countDown();
-            await(release);
-            return null;
-        }), threads);
-        assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
-        List<CompletableFuture<R>> answers = new ArrayList<>();
-        for (Mutation<R> m : batch) {
-            int queued = workingSet.queuedWrites();
-            answers.add(CompletableFuture.supplyAsync(() -> workingSet.write(m), threads));
-            awaitQueued(queued + 1); // queued one by one, so the batch keeps the list's order
-        }
-        release.countDown();
-        blocker.exceptionally(failedCommit -> null).get(10, TimeUnit.SECONDS);
-        return answers;
-    }
-
-    private void awaitQueued(int expected) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (workingSet.queuedWrites() < expected) {
-            if (System.nanoTime() > deadline) {
-                fail("write not queued within 10 s");
-            }
-            Thread.sleep(1);
-        }
-    }
-
-    private static void await(CountDownLatch latch) {
-        try {
-            assertThat(latch.await(10, TimeUnit.SECONDS)).isTrue();
-        } catch (InterruptedException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static Throwable failureOf(CompletableFuture<?> answer) throws InterruptedException {
-        try {
-            answer.get(10, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.ExecutionException e) {
-            return e.getCause();
-        } catch (java.util.concurrent.TimeoutException e) {
-            fail("no answer within 10 s");
-        }
-        return fail("expected a failure, got " + answer.join());
     }
 }

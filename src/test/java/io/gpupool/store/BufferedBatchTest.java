@@ -1,0 +1,157 @@
+package io.gpupool.store;
+
+import io.gpupool.lease.Lease;
+import io.gpupool.lease.LeaseState;
+import io.gpupool.lease.WorkloadKind;
+import io.gpupool.pool.Pool;
+import io.gpupool.pool.PoolTier;
+import io.gpupool.problem.ProblemException;
+import io.gpupool.request.GpuRequest;
+import io.gpupool.request.RequestState;
+import io.gpupool.tenant.Tenant;
+import io.gpupool.testing.DatabaseTest;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A batch of several writes buffers its hot rows (requests, leases, decision log) and writes them in
+ * a few JDBC batches before the commit. The buffer must be invisible to the mutations: each still
+ * sees what earlier ones wrote, a refused write leaves no row, and a row the database refuses fails
+ * only the write that made it.
+ */
+@DatabaseTest
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class BufferedBatchTest {
+    private static final Instant NOW = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+    private WriterHarness harness;
+    private GpuRequestRepository requestRows;
+    private LeaseRepository leaseRows;
+
+    @BeforeAll
+    void start() {
+        harness = new WriterHarness();
+        requestRows = harness.ctx.getBean(GpuRequestRepository.class);
+        leaseRows = harness.ctx.getBean(LeaseRepository.class);
+        harness.freshWriter();
+        harness.workingSet.write((before, next, store) -> {
+            Tenant tenant = new Tenant("buffered", "buffered", null, null);
+            store.put(tenant, before.tenant("buffered").isPresent());
+            next.tenant(tenant);
+            Pool pool = new Pool("buffered-pool", "buffered-pool", PoolTier.DEV_SHARED, "spread", true, null);
+            store.put(pool, before.pool("buffered-pool").isPresent());
+            next.pool(pool);
+            return null;
+        });
+        harness.stopThreads();
+    }
+
+    @BeforeEach
+    void freshWriter() {
+        harness.freshWriter();
+    }
+
+    @AfterEach
+    void stopThreads() {
+        harness.stopThreads();
+    }
+
+    @AfterAll
+    void stop() {
+        harness.close();
+    }
+
+    @Test
+    void aRefusedWriteLeavesNoRowAndTheRestOfItsBatchCommitsWithoutAReplay() throws Exception {
+        ProblemException refusal = ProblemException.conflict("refused after buffering a request and a lease");
+        long batchesBefore = harness.workingSet.committedBatches();
+
+        List<CompletableFuture<String>> answers = harness.runAsOneBatch(List.of(
+                submit("kept-1", null),
+                (before, next, store) -> {
+                    submit("dropped", null).apply(before, next, store);
+                    store.put(lease("dropped-lease", "dropped"), false);
+                    throw refusal;
+                },
+                submit("kept-2", null)));
+
+        assertThat(answers.get(0).get(10, TimeUnit.SECONDS)).isEqualTo("kept-1");
+        assertThat(WriterHarness.failureOf(answers.get(1))).isSameAs(refusal);
+        assertThat(answers.get(2).get(10, TimeUnit.SECONDS)).isEqualTo("kept-2");
+        assertThat(requestRows.existsById("kept-1")).isTrue();
+        assertThat(requestRows.existsById("kept-2")).isTrue();
+        assertThat(requestRows.existsById("dropped")).isFalse();
+        assertThat(leaseRows.existsById("dropped-lease")).isFalse();
+        assertThat(harness.workingSet.committedBatches() - batchesBefore).as("the blocker's batch and this one")
+                .isEqualTo(2);
+    }
+
+    @Test
+    void aWriteSeesTheRequestsAndLeasesAnEarlierWriteOfItsBatchBuffered() throws Exception {
+        List<CompletableFuture<String>> answers = harness.runAsOneBatch(List.of(
+                (before, next, store) -> {
+                    submit("seen", "key-seen").apply(before, next, store);
+                    store.put(lease("seen-lease", "seen"), false);
+                    return "written";
+                },
+                (before, next, store) -> {
+                    GpuRequest byId = store.findRequest("seen").orElseThrow();
+                    GpuRequest byKey = store.findRequest("buffered", "key-seen").orElseThrow();
+                    Lease lease = store.findLease("seen-lease").orElseThrow();
+                    store.put(byId.with(RequestState.PLACED, 0, lease.id(), null, NOW), true);
+                    return byKey.id() + " " + lease.state();
+                }));
+
+        assertThat(answers.get(0).get(10, TimeUnit.SECONDS)).isEqualTo("written");
+        assertThat(answers.get(1).get(10, TimeUnit.SECONDS)).isEqualTo("seen ACTIVE");
+        assertThat(requestRows.findById("seen").orElseThrow().state()).as("the update after the insert")
+                .isEqualTo(RequestState.PLACED.name());
+    }
+
+    @Test
+    void aRowTheDatabaseRefusesAtTheFlushFailsOnlyTheWriteThatMadeIt() throws Exception {
+        harness.workingSet.write(submit("first-with-key", "taken"));
+
+        List<CompletableFuture<String>> answers = harness.runAsOneBatch(List.of(
+                submit("before-duplicate", null),
+                submit("duplicate-key", "taken"), // unique (tenant, idempotency key): refused by the database only
+                submit("after-duplicate", null)));
+
+        assertThat(answers.get(0).get(10, TimeUnit.SECONDS)).isEqualTo("before-duplicate");
+        assertThat(WriterHarness.failureOf(answers.get(1))).isNotInstanceOf(ProblemException.class);
+        assertThat(answers.get(2).get(10, TimeUnit.SECONDS)).isEqualTo("after-duplicate");
+        assertThat(requestRows.existsById("before-duplicate")).isTrue();
+        assertThat(requestRows.existsById("after-duplicate")).isTrue();
+        assertThat(requestRows.existsById("duplicate-key")).isFalse();
+        assertThat(harness.workingSet.current().queued()).containsKeys("before-duplicate", "after-duplicate")
+                .doesNotContainKey("duplicate-key");
+    }
+
+    /** Queues a request (row, snapshot and decision log entry), as a submit that finds no room does. */
+    private static Mutation<String> submit(String id, String idempotencyKey) {
+        return (before, next, store) -> {
+            GpuRequest request = new GpuRequest(id, "buffered", idempotencyKey, WorkloadKind.DEV, 1, 500, null,
+                    List.of(), 0, 1, "ANY", false, null, null, true, 0, RequestState.QUEUED, 0, null, null, NOW, NOW);
+            store.put(request, false);
+            next.request(request);
+            store.append(new DecisionLogRow(null, NOW, "QUEUE", id, null, "buffered", "[]", null, "TEST", "queued"));
+            return id;
+        };
+    }
+
+    private static Lease lease(String id, String requestId) {
+        return new Lease(id, requestId, "buffered", "buffered-pool", WorkloadKind.DEV, 0, true, false, null,
+                LeaseState.ACTIVE, List.of(), NOW, null, NOW, null);
+    }
+}
