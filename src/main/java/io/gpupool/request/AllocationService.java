@@ -36,11 +36,16 @@ public class AllocationService {
     private final Clock clock;
 
     AllocationService(WorkingSet workingSet, PolicyEngine engine, ActivePolicy active, Clock clock,
-                      @Value("${gpupool.preemption.grace:30s}") Duration grace) {
+                      @Value("${gpupool.preemption.grace:30s}") Duration grace,
+                      @Value("${gpupool.preemption.candidate-nodes:100}") int candidateNodes) {
+        if (candidateNodes < 0) {
+            throw new IllegalArgumentException("gpupool.preemption.candidate-nodes must be 0 (every node) or more, was "
+                    + candidateNodes);
+        }
         this.workingSet = workingSet;
         Allocators allocators = new Allocators();
         PolicyInputs inputs = new PolicyInputs(); // one per writer: the decider and backfill share derived state
-        this.decider = new RequestDecider(engine, active, allocators, inputs, grace);
+        this.decider = new RequestDecider(engine, active, allocators, inputs, grace, candidateNodes);
         this.backfill = new Backfill(allocators, inputs);
         this.clock = clock;
     }

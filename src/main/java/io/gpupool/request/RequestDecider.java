@@ -40,11 +40,11 @@ final class RequestDecider {
     private final Duration grace;
 
     RequestDecider(PolicyEngine engine, ActivePolicy active, Allocators allocators, PolicyInputs inputs,
-                   Duration grace) {
+                   Duration grace, int candidateNodes) {
         this.engine = engine;
         this.inputs = inputs;
         this.active = active;
-        this.planner = new RequestPlanner(allocators);
+        this.planner = new RequestPlanner(allocators, candidateNodes);
         this.grace = grace;
     }
 
@@ -63,9 +63,9 @@ final class RequestDecider {
         CapacityView view = inputs.view(before);
         Set<String> reserved = reservation.blocks(request.with(request.state(), level, null, null, now), now)
                 ? reservation.gpus() : Set.of();
-        Attempt attempt = planner.attempt(before, view, request, eval, reserved, (pools, pool, couldMakeRoom) ->
+        Attempt attempt = planner.attempt(before, view, request, eval, reserved, (pools, pool, devices) ->
                 engine.preempt(policy.policy(), inputs.facts(before), PolicyInputs.fact(request), pools, List.of(pool),
-                        couldMakeRoom).preemptionPlan(request.id()));
+                        devices).preemptionPlan(request.id()));
         if (attempt instanceof Attempt.Rejected r) {
             GpuRequest rejected = request.with(RequestState.REJECTED, level, null,
                     new WhyPending("POLICY", r.admission() == null ? null : r.admission().ruleName(), r.reasonCode(),

@@ -5,6 +5,7 @@ import io.gpupool.allocator.Constraint;
 import io.gpupool.allocator.NoFitReason;
 import io.gpupool.allocator.PlacementPlan;
 import io.gpupool.allocator.PlacementRequest;
+import io.gpupool.allocator.PreemptionShortlist;
 import io.gpupool.allocator.SnapshotCapacity;
 import io.gpupool.allocator.Topology;
 import io.gpupool.allocator.TopologyScope;
@@ -16,7 +17,6 @@ import io.gpupool.policy.decision.PreemptionCandidate;
 import io.gpupool.policy.decision.QuotaStatus;
 import io.gpupool.policy.decision.QuotaVerdict;
 import io.gpupool.policy.engine.Evaluation;
-import io.gpupool.policy.fact.LeaseFact;
 import io.gpupool.pool.Pool;
 import io.gpupool.snapshot.PoolSnapshot;
 
@@ -28,7 +28,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Predicate;
 
 /**
  * Turns policy's answer (whether, which pools in order, quota standing, who may be preempted) into
@@ -38,9 +37,16 @@ import java.util.function.Predicate;
  */
 final class RequestPlanner {
     private final Allocators allocators;
+    private final int candidateNodes;
 
-    RequestPlanner(Allocators allocators) {
+    /**
+     * {@code candidateNodes}: in a pool with more nodes than this, victims are first sought only on
+     * that many nodes where the least must be freed ({@link PreemptionShortlist}), then, if that
+     * yields no victim set, on every node; 0 = always every node.
+     */
+    RequestPlanner(Allocators allocators, int candidateNodes) {
         this.allocators = allocators;
+        this.candidateNodes = candidateNodes;
     }
 
     /**
@@ -115,8 +121,30 @@ final class RequestPlanner {
         PlacementRequest placement = placement(request, pool);
         // Only leases on cards the request could use can make room for it: policy sees no others.
         BitSet usable = allocators.forPool(pool(snapshot, pool)).usableGpus(view, placement);
-        Predicate<LeaseFact> couldMakeRoom = usable == null ? lease -> true : lease -> holdsAny(view, lease, usable);
-        List<PreemptionCandidate> ranked = victims.rank(allowed, pool, couldMakeRoom);
+        if (candidateNodes > 0 && placement.needsGpu()) {
+            BitSet shortlist = PreemptionShortlist.of(view, placement, usable, candidateNodes);
+            if (shortlist != null) {
+                Optional<Attempt> found = preemption(snapshot, view, request, pool, allowed, victims, quota, shortlist);
+                if (found.isPresent()) {
+                    return found;
+                }
+            }
+        }
+        return preemption(snapshot, view, request, pool, allowed, victims, quota, usable);
+    }
+
+    /** Victims among the leases holding one of {@code gpus} (every lease of the pool when null). */
+    private Optional<Attempt> preemption(PoolSnapshot snapshot, CapacityView view, GpuRequest request, String pool,
+                                         List<String> allowed, VictimSource victims, QuotaVerdict quota, BitSet gpus) {
+        PlacementRequest placement = placement(request, pool);
+        Set<String> devices = null;
+        if (gpus != null) {
+            devices = new HashSet<>(gpus.cardinality() * 2);
+            for (int g = gpus.nextSetBit(0); g >= 0; g = gpus.nextSetBit(g + 1)) {
+                devices.add(view.deviceId(g));
+            }
+        }
+        List<PreemptionCandidate> ranked = victims.rank(allowed, pool, devices);
         if (ranked.stream().noneMatch(c -> pool.equals(c.poolId()))) {
             return Optional.empty();
         }
@@ -132,16 +160,6 @@ final class RequestPlanner {
         Set<String> chosen = new HashSet<>(set.get().leaseIds());
         return Optional.of(new Attempt.Preempt(pool, ranked.stream()
                 .filter(c -> pool.equals(c.poolId()) && chosen.contains(c.leaseId())).toList(), quota));
-    }
-
-    private static boolean holdsAny(CapacityView view, LeaseFact lease, BitSet gpus) {
-        for (String device : lease.deviceIds()) {
-            int g = view.gpuIndex(device);
-            if (g >= 0 && gpus.get(g)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     static PlacementRequest placement(GpuRequest r, String pool) {

@@ -1,10 +1,8 @@
 package io.gpupool.request;
 
 import io.gpupool.policy.decision.PreemptionCandidate;
-import io.gpupool.policy.fact.LeaseFact;
-
 import java.util.List;
-import java.util.function.Predicate;
+import java.util.Set;
 
 /**
  * Policy's answer to "who may be preempted for this request", asked by the planner only when
@@ -14,9 +12,9 @@ import java.util.function.Predicate;
 @FunctionalInterface
 interface VictimSource {
     /**
-     * Ranked candidates (first = preempt first) among the leases of {@code pool} that
-     * {@code couldMakeRoom}; {@code allowed} are all the pools the request may still use, each
-     * already found without a placement for it.
+     * Ranked candidates (first = preempt first) among the leases of {@code pool} holding one of
+     * {@code devices} (every lease of the pool when null); {@code allowed} are all the pools the
+     * request may still use, each already found without a placement for it.
      */
-    List<PreemptionCandidate> rank(List<String> allowed, String pool, Predicate<LeaseFact> couldMakeRoom);
+    List<PreemptionCandidate> rank(List<String> allowed, String pool, Set<String> devices);
 }

@@ -31,13 +31,15 @@ import java.util.UUID;
  * queued request, which the next decision sees. What the commit adds is measured by
  * {@code request.perf.DecisionBenchmark} (same path through AllocationService and H2). Lives in
  * this package for access to the planner; run with
- * {@code scripts/benchmark io.gpupool.request.DecisionPipelineBenchmark [gpus] [leases] [decisions]}.
+ * {@code scripts/benchmark io.gpupool.request.DecisionPipelineBenchmark [gpus] [leases] [decisions] [candidate nodes]}
+ * (candidate nodes: the preemption shortlist, {@code gpupool.preemption.candidate-nodes}; 0 = every node).
  */
 public final class DecisionPipelineBenchmark {
     public static void main(String[] args) {
         int gpus = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
         int leases = args.length > 1 ? Integer.parseInt(args[1]) : 50_000;
         int decisions = args.length > 2 ? Integer.parseInt(args[2]) : 20_000;
+        int candidateNodes = args.length > 3 ? Integer.parseInt(args[3]) : 100; // the service's default
         System.out.printf("load average at start: %.2f, cpus: %d, java %s%n",
                 ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
                 Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
@@ -45,7 +47,8 @@ public final class DecisionPipelineBenchmark {
         List<String> teams = fleet.tenants().values().stream().filter(t -> t.parentId() != null).map(Tenant::id).sorted().toList();
         System.out.printf("fleet: %d GPUs on %d nodes, %d leases, %d tenants%n", fleet.devices().size(),
                 fleet.nodes().size(), fleet.leases().size(), fleet.tenants().size());
-        Pipeline pipeline = new Pipeline(fleet.toBuilder().version(fleet.version() + 1).build());
+        System.out.printf("preemption candidate nodes: %s%n", candidateNodes == 0 ? "every node" : candidateNodes);
+        Pipeline pipeline = new Pipeline(fleet.toBuilder().version(fleet.version() + 1).build(), candidateNodes);
         Random random = new Random(7);
         run(pipeline, teams, random, decisions / 4, "warm-up");
         run(pipeline, teams, random, decisions, "measured");
@@ -86,13 +89,14 @@ public final class DecisionPipelineBenchmark {
     /** The writer's decision path over an in-memory snapshot chain. */
     private static final class Pipeline {
         private final PolicyInputs inputs = new PolicyInputs();
-        private final RequestPlanner planner = new RequestPlanner(new Allocators());
+        private final RequestPlanner planner;
         private final Instant start = SyntheticFleet.NOW; // the fleet's own clock: heartbeats are 20 s old
         private final long startNanos = System.nanoTime();
         private PoolSnapshot snapshot;
 
-        Pipeline(PoolSnapshot snapshot) {
+        Pipeline(PoolSnapshot snapshot, int candidateNodes) {
             this.snapshot = snapshot;
+            this.planner = new RequestPlanner(new Allocators(), candidateNodes);
         }
 
         Instant now() {
@@ -104,9 +108,9 @@ public final class DecisionPipelineBenchmark {
             Evaluation eval = DefaultPolicy.ENGINE.admit(DefaultPolicy.POLICY, inputs.facts(snapshot), PolicyInputs.fact(request));
             int level = eval.priorityOf(request.id()).map(p -> p.priority()).orElse(0);
             CapacityView view = inputs.view(snapshot);
-            Attempt attempt = planner.attempt(snapshot, view, request, eval, Set.of(), (pools, pool, couldMakeRoom) ->
+            Attempt attempt = planner.attempt(snapshot, view, request, eval, Set.of(), (pools, pool, devices) ->
                     DefaultPolicy.ENGINE.preempt(DefaultPolicy.POLICY, inputs.facts(snapshot), PolicyInputs.fact(request),
-                            pools, List.of(pool), couldMakeRoom).preemptionPlan(request.id()));
+                            pools, List.of(pool), devices).preemptionPlan(request.id()));
             PoolSnapshotBuilder next = snapshot.toBuilder().version(snapshot.version() + 1).takenAt(now);
             String outcome;
             if (attempt instanceof Attempt.Placed p) {

@@ -45,9 +45,9 @@ class FragmentedPoolPreemptionTest {
         assertThat(training.canFitNow(PolicyInputs.fact(request))).as("free totals alone see room").isTrue();
 
         Evaluation admission = DefaultPolicy.ENGINE.admit(DefaultPolicy.POLICY, facts, PolicyInputs.fact(request));
-        Attempt attempt = new RequestPlanner(new Allocators()).attempt(snapshot, inputs.view(snapshot), request,
-                admission, Set.of(), (pools, pool, couldMakeRoom) -> DefaultPolicy.ENGINE.preempt(
-                        DefaultPolicy.POLICY, facts, PolicyInputs.fact(request), pools, List.of(pool), couldMakeRoom)
+        Attempt attempt = new RequestPlanner(new Allocators(), 0).attempt(snapshot, inputs.view(snapshot), request,
+                admission, Set.of(), (pools, pool, devices) -> DefaultPolicy.ENGINE.preempt(
+                        DefaultPolicy.POLICY, facts, PolicyInputs.fact(request), pools, List.of(pool), devices)
                         .preemptionPlan(request.id()));
 
         assertThat(attempt).isInstanceOf(Attempt.Preempt.class);

@@ -45,14 +45,14 @@ class VictimScopeTest {
         PolicyInputs inputs = new PolicyInputs();
         SnapshotFacts facts = inputs.facts(snapshot);
         List<String> offered = new ArrayList<>();
-        VictimSource recording = (pools, pool, couldMakeRoom) -> {
-            facts.forPreemption(PolicyInputs.fact(request), pools, List.of(pool), couldMakeRoom).stream()
+        VictimSource recording = (pools, pool, devices) -> {
+            facts.forPreemption(PolicyInputs.fact(request), pools, List.of(pool), devices).stream()
                     .filter(f -> f instanceof LeaseFact).map(f -> ((LeaseFact) f).leaseId()).forEach(offered::add);
             return DefaultPolicy.ENGINE.preempt(DefaultPolicy.POLICY, facts, PolicyInputs.fact(request), pools,
-                    List.of(pool), couldMakeRoom).preemptionPlan(request.id());
+                    List.of(pool), devices).preemptionPlan(request.id());
         };
 
-        Attempt attempt = new RequestPlanner(new Allocators()).attempt(snapshot, inputs.view(snapshot), request,
+        Attempt attempt = new RequestPlanner(new Allocators(), 0).attempt(snapshot, inputs.view(snapshot), request,
                 DefaultPolicy.ENGINE.admit(DefaultPolicy.POLICY, facts, PolicyInputs.fact(request)), Set.of(), recording);
 
         assertThat(offered).as("H100 leases, and the gang one H100 lease belongs to")
@@ -68,7 +68,7 @@ class VictimScopeTest {
         RequestFact request = RequestFact.whole("r", "vision", "TRAINING", 1);
 
         List<Object> facts = SnapshotFacts.of(snapshot).forPreemption(request, List.of("training"),
-                List.of("training"), lease -> lease.leaseId().equals("gang-on-h100"));
+                List.of("training"), Set.of("dgx-1-gpu2"));
 
         assertThat(facts).filteredOn(f -> f instanceof LeaseFact).extracting(f -> ((LeaseFact) f).leaseId())
                 .containsExactlyInAnyOrder("gang-on-h100", "gang-on-a100");

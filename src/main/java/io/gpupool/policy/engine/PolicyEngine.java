@@ -2,14 +2,13 @@ package io.gpupool.policy.engine;
 
 import io.gpupool.policy.decision.Decisions;
 import io.gpupool.policy.engine.PolicyMessage.Stage;
-import io.gpupool.policy.fact.LeaseFact;
 import io.gpupool.policy.fact.RequestFact;
 import io.gpupool.policy.fact.SnapshotFacts;
 import org.kie.api.runtime.KieSession;
 
 import java.util.Collection;
 import java.util.List;
-import java.util.function.Predicate;
+import java.util.Set;
 
 /**
  * Evaluates a compiled policy against facts and returns decisions; it never changes state. Every
@@ -46,11 +45,12 @@ public final class PolicyEngine {
 
     /**
      * As {@link #preempt(CompiledPolicy, SnapshotFacts, RequestFact, Collection)}, naming victims
-     * only among the leases of {@code victimPools} that {@code couldMakeRoom} (and their gangs).
+     * only among the leases of {@code victimPools} holding one of {@code devices} (all when null),
+     * and their gangs.
      */
     public Evaluation preempt(CompiledPolicy policy, SnapshotFacts facts, RequestFact request, Collection<String> pools,
-                              Collection<String> victimPools, Predicate<LeaseFact> couldMakeRoom) {
-        return evaluate(policy, Scope.ADMISSION, facts.forPreemption(request, pools, victimPools, couldMakeRoom));
+                              Collection<String> victimPools, Set<String> devices) {
+        return evaluate(policy, Scope.ADMISSION, facts.forPreemption(request, pools, victimPools, devices));
     }
 
     /** The full sweep: tiering, labels, reclamation, quota, and admission/preemption of pending requests. */

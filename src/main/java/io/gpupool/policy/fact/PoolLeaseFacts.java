@@ -27,7 +27,39 @@ final class PoolLeaseFacts {
     private final Map<String, TenantFact> tenants;
     private long snapshotId;
     private long second = Long.MIN_VALUE;
-    private final Map<String, LinkedHashMap<String, LeaseFact>> byPool = new HashMap<>();
+    private final Map<String, Entry> byPool = new HashMap<>();
+
+    /** One pool's lease facts, by lease and by the devices each holds (for a shortlist of devices). */
+    private static final class Entry {
+        final LinkedHashMap<String, LeaseFact> byId = new LinkedHashMap<>();
+        final Map<String, List<LeaseFact>> byDevice = new HashMap<>();
+
+        void put(LeaseFact fact) {
+            LeaseFact old = byId.put(fact.leaseId(), fact);
+            if (old != null) {
+                unindex(old);
+            }
+            for (String device : fact.deviceIds()) {
+                byDevice.computeIfAbsent(device, d -> new ArrayList<>(8)).add(fact);
+            }
+        }
+
+        void remove(String leaseId) {
+            LeaseFact old = byId.remove(leaseId);
+            if (old != null) {
+                unindex(old);
+            }
+        }
+
+        private void unindex(LeaseFact fact) {
+            for (String device : fact.deviceIds()) {
+                List<LeaseFact> onDevice = byDevice.get(device);
+                if (onDevice != null) {
+                    onDevice.remove(fact);
+                }
+            }
+        }
+    }
 
     PoolLeaseFacts(Map<String, TenantFact> tenants) {
         this.tenants = tenants;
@@ -45,15 +77,15 @@ final class PoolLeaseFacts {
             Set<String> replaced = new HashSet<>();
             delta.leasesAdded().forEach(l -> replaced.add(l.id()));
             for (Lease lease : delta.leasesRemoved()) {
-                LinkedHashMap<String, LeaseFact> pool = byPool.get(lease.poolId());
+                Entry pool = byPool.get(lease.poolId());
                 if (pool != null && !replaced.contains(lease.id())) { // a replaced lease keeps its place, as in the snapshot
                     pool.remove(lease.id());
                 }
             }
             for (Lease lease : delta.leasesAdded()) {
-                LinkedHashMap<String, LeaseFact> pool = byPool.get(lease.poolId());
+                Entry pool = byPool.get(lease.poolId());
                 if (pool != null) {
-                    pool.put(lease.id(), derive(snapshot, List.of(lease), now).get(0));
+                    pool.put(derive(snapshot, List.of(lease), now).get(0));
                 }
             }
         }
@@ -66,26 +98,39 @@ final class PoolLeaseFacts {
         byPool.clear();
     }
 
-    synchronized List<LeaseFact> facts(PoolSnapshot snapshot, Collection<String> pools, Instant now) {
+    /** The lease facts of {@code pools}; only those holding one of {@code devices} unless that is null. */
+    synchronized List<LeaseFact> facts(PoolSnapshot snapshot, Collection<String> pools, Instant now, Set<String> devices) {
         if (snapshot.identity() != snapshotId || now.getEpochSecond() != second || now.getNano() != 0) {
-            List<Lease> inPools = snapshot.leases().values().stream().filter(l -> pools.contains(l.poolId())).toList();
+            List<Lease> inPools = snapshot.leases().values().stream().filter(l -> pools.contains(l.poolId()))
+                    .filter(l -> devices == null || l.shares().stream().anyMatch(s -> devices.contains(s.deviceId())))
+                    .toList();
             return derive(snapshot, inPools, now); // not the state this cache follows: derive afresh
         }
         List<LeaseFact> facts = new ArrayList<>();
         for (String pool : pools) {
-            facts.addAll(byPool.computeIfAbsent(pool, p -> derivePool(snapshot, p, now)).values());
+            Entry entry = byPool.computeIfAbsent(pool, p -> derivePool(snapshot, p, now));
+            if (devices == null) {
+                facts.addAll(entry.byId.values());
+                continue;
+            }
+            // A lease on several of the devices is listed once (identity: facts are not re-derived here).
+            Set<LeaseFact> multi = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            for (String device : devices) {
+                for (LeaseFact fact : entry.byDevice.getOrDefault(device, List.of())) {
+                    if (fact.deviceIds().size() == 1 || multi.add(fact)) {
+                        facts.add(fact);
+                    }
+                }
+            }
         }
         return facts;
     }
 
-    private LinkedHashMap<String, LeaseFact> derivePool(PoolSnapshot snapshot, String pool, Instant now) {
+    private Entry derivePool(PoolSnapshot snapshot, String pool, Instant now) {
         List<Lease> leases = snapshot.leases().values().stream().filter(l -> pool.equals(l.poolId())).toList();
-        List<LeaseFact> facts = derive(snapshot, leases, now);
-        LinkedHashMap<String, LeaseFact> byId = new LinkedHashMap<>(leases.size() * 2);
-        for (int i = 0; i < leases.size(); i++) {
-            byId.put(leases.get(i).id(), facts.get(i));
-        }
-        return byId;
+        Entry entry = new Entry();
+        derive(snapshot, leases, now).forEach(entry::put);
+        return entry;
     }
 
     private List<LeaseFact> derive(PoolSnapshot snapshot, Collection<Lease> leases, Instant now) {

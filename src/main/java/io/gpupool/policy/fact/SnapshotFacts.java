@@ -13,7 +13,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Predicate;
 
 /**
  * The policy facts of one snapshot at one instant. Derived once and reused: per-request admission
@@ -140,16 +139,16 @@ public final class SnapshotFacts {
      * Callers ask only once the allocator has placed the request in none of {@code pools}.
      */
     public List<Object> forPreemption(RequestFact request, Collection<String> pools) {
-        return forPreemption(request, pools, pools, lease -> true);
+        return forPreemption(request, pools, pools, null);
     }
 
     /**
      * As {@link #forPreemption(RequestFact, Collection)}, with only the leases of {@code victimPools}
-     * that {@code couldMakeRoom} (the allocator's word: they hold a card the request could use),
-     * plus every other lease of their gangs, so a gang rule still sees the whole gang.
+     * that hold one of {@code devices} (every lease when null: the allocator's word on which cards
+     * could make room), plus every other lease of their gangs, so a gang rule still sees the whole gang.
      */
     public List<Object> forPreemption(RequestFact request, Collection<String> pools, Collection<String> victimPools,
-                                      Predicate<LeaseFact> couldMakeRoom) {
+                                      Set<String> devices) {
         // Only the pools the request could still be placed in: a pool it may not use (over quota,
         // or excluded by the caller) must neither host victims nor count as "has room".
         // They are also pools the allocator found no placement in (that is why victims are wanted):
@@ -157,36 +156,38 @@ public final class SnapshotFacts {
         List<Object> facts = forAdmission(request);
         facts.removeIf(f -> f instanceof PoolFact p && !pools.contains(p.poolId()));
         facts.replaceAll(f -> f instanceof PoolFact p ? p.withoutPlacementFor(request.requestId()) : f);
-        List<LeaseFact> inPools = leasesOf(victimPools);
+        List<LeaseFact> kept = new ArrayList<>(leasesOf(victimPools, devices));
         Set<String> gangs = new HashSet<>();
-        List<LeaseFact> kept = new ArrayList<>();
-        for (LeaseFact lease : inPools) {
-            if (couldMakeRoom.test(lease)) {
-                kept.add(lease);
-                if (lease.gangId() != null) {
-                    gangs.add(lease.gangId());
-                }
+        Set<String> ids = new HashSet<>();
+        for (LeaseFact lease : kept) {
+            ids.add(lease.leaseId());
+            if (lease.gangId() != null) {
+                gangs.add(lease.gangId());
             }
         }
-        if (!gangs.isEmpty()) {
-            inPools.stream().filter(l -> l.gangId() != null && gangs.contains(l.gangId()) && !couldMakeRoom.test(l))
-                    .forEach(kept::add);
+        if (!gangs.isEmpty() && devices != null) {
+            leasesOf(victimPools, null).stream().filter(l -> l.gangId() != null && gangs.contains(l.gangId())
+                    && !ids.contains(l.leaseId())).forEach(kept::add);
         }
         facts.addAll(kept);
         return facts;
     }
 
-    private List<LeaseFact> leasesOf(Collection<String> pools) {
+    private List<LeaseFact> leasesOf(Collection<String> pools, Set<String> devices) {
         if (leases != null) {
-            return leases.stream().filter(l -> pools.contains(l.poolId())).toList();
+            return leases.stream().filter(l -> pools.contains(l.poolId()) && holdsAny(l, devices)).toList();
         }
         // Derive only these pools' leases: one request's preemption must not pay for the whole fleet.
         if (poolLeases != null) {
-            return poolLeases.facts(snapshot, pools, now);
+            return poolLeases.facts(snapshot, pools, now, devices);
         }
-        List<io.gpupool.lease.Lease> inPools = snapshot.leases().values().stream()
-                .filter(l -> pools.contains(l.poolId())).toList();
+        List<io.gpupool.lease.Lease> inPools = snapshot.leases().values().stream().filter(l -> pools.contains(l.poolId())
+                && (devices == null || l.shares().stream().anyMatch(s -> devices.contains(s.deviceId())))).toList();
         return LeaseFacts.derive(snapshot, inPools, now, tenants, samplesByLease, window);
+    }
+
+    private static boolean holdsAny(LeaseFact lease, Set<String> devices) {
+        return devices == null || lease.deviceIds().stream().anyMatch(devices::contains);
     }
 
     public List<Object> forSweep(Collection<RequestFact> pending) {

@@ -36,6 +36,12 @@ class FactsTrackerTest {
             assertThat(tracked.forPreemption(request, List.of("train")))
                     .as("preemption facts (cached lease facts) at step %d", step)
                     .isEqualTo(SnapshotFacts.of(s, second, List.of(), UsageWindow.DEFAULT).forPreemption(request, List.of("train")));
+            java.util.Set<String> someDevices = s.devices().keySet().stream().filter(d -> d.hashCode() % 3 == 0)
+                    .collect(java.util.stream.Collectors.toSet());
+            assertThat(new java.util.HashSet<>(tracked.forPreemption(request, List.of("train"), List.of("train"), someDevices)))
+                    .as("preemption facts on a shortlist of devices (indexed by device) at step %d", step)
+                    .isEqualTo(new java.util.HashSet<>(SnapshotFacts.of(s, second, List.of(), UsageWindow.DEFAULT)
+                            .forPreemption(request, List.of("train"), List.of("train"), someDevices)));
         }
     }
 

@@ -1,0 +1,71 @@
+package io.gpupool.allocator;
+
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.Set;
+
+/**
+ * The nodes where the least capacity must be freed for one member of a request: the first place to
+ * look for victims in a large pool. For each node, the milli-GPU its usable cards would have to give
+ * back for one member (the {@code gpusPerMember} cheapest cards, each freed down to what the member
+ * needs); nodes without enough usable cards are left out. Like Kubernetes' preemption, which
+ * evaluates a sample of candidate nodes (at least 100 or 10 %), this bounds the work of a preemption
+ * decision by the shortlist instead of the pool; the caller widens to every node when the shortlist
+ * yields no victim set, so a preemption that is possible is never missed.
+ */
+public final class PreemptionShortlist {
+    private PreemptionShortlist() {
+    }
+
+    /**
+     * The usable GPUs ({@code usable}, or every GPU of the request's pools when that is null) on the
+     * {@code limit} cheapest nodes, or null when at most {@code limit} nodes have any: no shortlist.
+     */
+    public static BitSet of(CapacityView view, PlacementRequest request, BitSet usable, int limit) {
+        PlacementRequest member = request.singleMember();
+        int need = Math.max(1, member.gpusPerMember());
+        int perGpu = member.isMig() ? PlacementRequest.WHOLE : member.milliPerGpu();
+        long[] costs = new long[view.nodeCount()];
+        int count = 0;
+        int[] gpuNeeds = new int[16];
+        for (int n = 0; n < view.nodeCount(); n++) {
+            int usableHere = 0;
+            for (int g = view.firstGpu(n); g < view.endGpu(n); g++) {
+                if (isUsable(view, member.pools(), usable, g)) {
+                    if (usableHere == gpuNeeds.length) {
+                        gpuNeeds = Arrays.copyOf(gpuNeeds, usableHere * 2);
+                    }
+                    gpuNeeds[usableHere++] = Math.max(0, perGpu - view.freeMilli(g));
+                }
+            }
+            if (usableHere < need) {
+                continue;
+            }
+            Arrays.sort(gpuNeeds, 0, usableHere);
+            long cost = 0;
+            for (int i = 0; i < need; i++) {
+                cost += gpuNeeds[i];
+            }
+            costs[count++] = cost << 32 | n; // cost first, node index breaks ties
+        }
+        if (count <= limit) {
+            return null;
+        }
+        long[] ranked = Arrays.copyOf(costs, count);
+        Arrays.sort(ranked);
+        BitSet shortlisted = new BitSet(view.gpuCount());
+        for (int i = 0; i < limit; i++) {
+            int n = (int) ranked[i];
+            for (int g = view.firstGpu(n); g < view.endGpu(n); g++) {
+                if (isUsable(view, member.pools(), usable, g)) {
+                    shortlisted.set(g);
+                }
+            }
+        }
+        return shortlisted;
+    }
+
+    private static boolean isUsable(CapacityView view, Set<String> pools, BitSet usable, int g) {
+        return usable == null ? view.inPools(g, pools) : usable.get(g);
+    }
+}
