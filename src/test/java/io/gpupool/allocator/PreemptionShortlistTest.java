@@ -1,0 +1,55 @@
+package io.gpupool.allocator;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.BitSet;
+
+import static io.gpupool.allocator.Fleet.request;
+import static org.assertj.core.api.Assertions.assertThat;
+
+class PreemptionShortlistTest {
+    private final CapacityView view = Fleet.of()
+            .node("busy").gpus(2, "A100").used(0, 900).used(1, 1000).and()
+            .node("light").gpus(2, "A100").used(0, 300).used(1, 1000).and()
+            .node("half").gpus(2, "A100").used(0, 600).used(1, 600).build();
+
+    @Test
+    void theShortlistHoldsTheNodesWhereTheLeastMustBeFreedForOneMember() {
+        BitSet gpus = PreemptionShortlist.of(view, request().gpus(1).build(), null, 2);
+
+        assertThat(gpus.stream().mapToObj(view::deviceId)).containsExactlyInAnyOrder(
+                "light/gpu0", "light/gpu1", "half/gpu0", "half/gpu1");
+    }
+
+    @Test
+    void aMemberOfTwoCardsCountsTheTwoCheapestCardsOfANode() {
+        // busy: 900 + 1000, light: 300 + 1000, half: 600 + 600 — half is cheapest for two cards.
+        BitSet gpus = PreemptionShortlist.of(view, request().gpus(2).build(), null, 1);
+
+        assertThat(gpus.stream().mapToObj(view::deviceId)).containsExactlyInAnyOrder("half/gpu0", "half/gpu1");
+    }
+
+    @Test
+    void aFractionCountsOnlyWhatMustBeFreedBeyondTheFreeShare() {
+        // 500 milli: busy must free 400 on gpu0, light nothing (700 free), half 100.
+        BitSet gpus = PreemptionShortlist.of(view, request().fraction(500).build(), null, 1);
+
+        assertThat(gpus.stream().mapToObj(view::deviceId)).containsExactlyInAnyOrder("light/gpu0", "light/gpu1");
+    }
+
+    @Test
+    void noShortlistWhenThePoolHasNoMoreNodesThanTheLimit() {
+        assertThat(PreemptionShortlist.of(view, request().gpus(1).build(), null, 3)).isNull();
+    }
+
+    @Test
+    void onlyCardsTheRequestCouldUseAreShortlisted() {
+        BitSet usable = new BitSet();
+        usable.set(view.gpuIndex("busy/gpu0"));
+        usable.set(view.gpuIndex("half/gpu1"));
+
+        BitSet gpus = PreemptionShortlist.of(view, request().gpus(1).build(), usable, 1);
+
+        assertThat(gpus.stream().mapToObj(view::deviceId)).containsExactly("half/gpu1");
+    }
+}
