@@ -37,7 +37,7 @@ public class AllocationService {
 
     AllocationService(WorkingSet workingSet, PolicyEngine engine, ActivePolicy active, Clock clock,
                       @Value("${gpupool.preemption.grace:30s}") Duration grace,
-                      @Value("${gpupool.preemption.candidate-nodes:100}") int candidateNodes) {
+                      @Value("${gpupool.preemption.candidate-nodes:32}") int candidateNodes) {
         if (candidateNodes < 0) {
             throw new IllegalArgumentException("gpupool.preemption.candidate-nodes must be 0 (every node) or more, was "
                     + candidateNodes);

@@ -40,9 +40,10 @@ final class RequestPlanner {
     private final int candidateNodes;
 
     /**
-     * {@code candidateNodes}: in a pool with more nodes than this, victims are first sought only on
-     * that many nodes where the least must be freed ({@link PreemptionShortlist}), then, if that
-     * yields no victim set, on every node; 0 = always every node.
+     * {@code candidateNodes}: in a pool with more nodes than this (or four per gang member, if
+     * more), victims are first sought only on that many nodes where the least must be freed
+     * ({@link PreemptionShortlist}), then, if that yields no victim set, on every node; 0 = always
+     * every node.
      */
     RequestPlanner(Allocators allocators, int candidateNodes) {
         this.allocators = allocators;
@@ -122,7 +123,9 @@ final class RequestPlanner {
         // Only leases on cards the request could use can make room for it: policy sees no others.
         BitSet usable = allocators.forPool(pool(snapshot, pool)).usableGpus(view, placement);
         if (candidateNodes > 0 && placement.needsGpu()) {
-            BitSet shortlist = PreemptionShortlist.of(view, placement, usable, candidateNodes);
+            // A gang needs room for every member: never fewer than four candidate nodes per member.
+            int limit = Math.max(candidateNodes, 4 * placement.gangSize());
+            BitSet shortlist = PreemptionShortlist.of(view, placement, usable, limit);
             if (shortlist != null) {
                 Optional<Attempt> found = preemption(snapshot, view, request, pool, allowed, victims, quota, shortlist);
                 if (found.isPresent()) {

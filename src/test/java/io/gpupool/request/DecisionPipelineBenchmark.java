@@ -39,7 +39,7 @@ public final class DecisionPipelineBenchmark {
         int gpus = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
         int leases = args.length > 1 ? Integer.parseInt(args[1]) : 50_000;
         int decisions = args.length > 2 ? Integer.parseInt(args[2]) : 20_000;
-        int candidateNodes = args.length > 3 ? Integer.parseInt(args[3]) : 100; // the service's default
+        int candidateNodes = args.length > 3 ? Integer.parseInt(args[3]) : 32; // the service's default
         System.out.printf("load average at start: %.2f, cpus: %d, java %s%n",
                 ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
                 Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
