@@ -40,7 +40,7 @@ final class RequestPlanner {
     private final int candidateNodes;
 
     /**
-     * {@code candidateNodes}: in a pool with more nodes than this (or four per gang member, if
+     * {@code candidateNodes}: in a pool with more nodes than this (for a gang, or four per member if
      * more), victims are first sought only on that many nodes where the least must be freed
      * ({@link PreemptionShortlist}), then, if that yields no victim set, on every node; 0 = always
      * every node.
@@ -124,7 +124,7 @@ final class RequestPlanner {
         BitSet usable = allocators.forPool(pool(snapshot, pool)).usableGpus(view, placement);
         if (candidateNodes > 0 && placement.needsGpu()) {
             // A gang needs room for every member: never fewer than four candidate nodes per member.
-            int limit = Math.max(candidateNodes, 4 * placement.gangSize());
+            int limit = placement.gangSize() > 1 ? Math.max(candidateNodes, 4 * placement.gangSize()) : candidateNodes;
             BitSet shortlist = PreemptionShortlist.of(view, placement, usable, limit);
             if (shortlist != null) {
                 Optional<Attempt> found = preemption(snapshot, view, request, pool, allowed, victims, quota, shortlist);
