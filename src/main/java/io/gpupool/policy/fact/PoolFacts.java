@@ -49,12 +49,13 @@ final class PoolFacts {
 
     List<PoolFact> summarise(PoolSnapshot snapshot, Map<String, TenantFact> tenants,
                              Map<String, List<TenantUsageFact>> usageByTenant) {
+        Map<String, Lending> lending = lending(tenants, usageByTenant);
         List<PoolFact> facts = new ArrayList<>();
         for (Pool p : snapshot.pools().values()) {
             Totals t = byPool.getOrDefault(p.id(), new Totals());
             facts.add(new PoolFact(p.id(), p.name(), p.tier().name(), p.sharingAllowed(), t.devices, t.capacity,
                     t.free, t.capacityByModel, t.freeByModel, t.maxMemory,
-                    lendable(p.id(), t.capacity, tenants, usageByTenant)));
+                    lending.getOrDefault(p.id(), new Lending()).lendable(t.capacity)));
         }
         return List.copyOf(facts);
     }
@@ -63,25 +64,35 @@ final class PoolFacts {
         return d.poolId() != null && d.health().schedulable();
     }
 
-    /** Organisations lend; teams' guarantees are carved out of their org's, so counting them would double it. */
-    private static long lendable(String poolId, long capacity, Map<String, TenantFact> tenants,
-                                 Map<String, List<TenantUsageFact>> usageByTenant) {
-        long lendable = 0;
-        long guaranteedToOrgs = 0;
-        long borrowed = 0;
+    /** Per pool, in one pass over the tenants' all-models usage rows. */
+    private static Map<String, Lending> lending(Map<String, TenantFact> tenants,
+                                               Map<String, List<TenantUsageFact>> usageByTenant) {
+        Map<String, Lending> byPool = new HashMap<>();
         for (TenantFact tenant : tenants.values()) {
             for (TenantUsageFact u : usageByTenant.getOrDefault(tenant.tenantId(), List.of())) {
-                if (!u.poolId().equals(poolId) || !u.isAnyModel()) {
+                if (!u.isAnyModel()) {
                     continue;
                 }
-                borrowed += u.borrowedMilli();
+                Lending l = byPool.computeIfAbsent(u.poolId(), k -> new Lending());
+                l.borrowed += u.borrowedMilli();
+                // Organisations lend; teams' guarantees are carved out of their org's, so counting them would double it.
                 if (tenant.isOrganisation()) {
-                    lendable += u.lendableMilli();
-                    guaranteedToOrgs += u.guaranteedMilli();
+                    l.lendable += u.lendableMilli();
+                    l.guaranteedToOrgs += u.guaranteedMilli();
                 }
             }
         }
-        return Math.max(0, lendable + Math.max(0, capacity - guaranteedToOrgs) - borrowed);
+        return byPool;
+    }
+
+    private static final class Lending {
+        long lendable;
+        long guaranteedToOrgs;
+        long borrowed;
+
+        long lendable(long capacity) {
+            return Math.max(0, lendable + Math.max(0, capacity - guaranteedToOrgs) - borrowed);
+        }
     }
 
     private static final class Totals {

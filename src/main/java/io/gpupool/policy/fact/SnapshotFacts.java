@@ -158,14 +158,14 @@ public final class SnapshotFacts {
         facts.replaceAll(f -> f instanceof PoolFact p ? p.withoutPlacementFor(request.requestId()) : f);
         List<LeaseFact> kept = new ArrayList<>(leasesOf(victimPools, devices));
         Set<String> gangs = new HashSet<>();
-        Set<String> ids = new HashSet<>();
         for (LeaseFact lease : kept) {
-            ids.add(lease.leaseId());
             if (lease.gangId() != null) {
                 gangs.add(lease.gangId());
             }
         }
         if (!gangs.isEmpty() && devices != null) {
+            Set<String> ids = new HashSet<>();
+            kept.forEach(l -> ids.add(l.leaseId()));
             leasesOf(victimPools, null).stream().filter(l -> l.gangId() != null && gangs.contains(l.gangId())
                     && !ids.contains(l.leaseId())).forEach(kept::add);
         }
