@@ -1,5 +1,6 @@
 package io.gpupool.store;
 
+import io.gpupool.problem.ProblemException;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.snapshot.PoolSnapshotBuilder;
 
@@ -18,9 +19,10 @@ import java.util.function.LongSupplier;
  * it sees every earlier mutation's result in memory. Its rows go to a {@link RowBuffer} shared by
  * the batch and reach the database in a few JDBC batches before the commit; point reads are
  * answered from the buffer, and anything else flushes it first, so a mutation also sees the
- * earlier ones' rows. When a mutation throws, its buffered rows and its builder are dropped and the
- * batch continues. When that cannot be confined (its rows already reached the database) or the
- * flush fails, the batch is rolled back and replayed one mutation per transaction
+ * earlier ones' rows. When a mutation refuses (a {@link ProblemException}), its buffered rows and its
+ * builder are dropped and the batch continues. When a failure cannot be confined that way (its rows
+ * already reached the database, or it failed otherwise, perhaps on a statement) or the flush fails,
+ * the batch is rolled back and replayed one mutation per transaction
  * ({@link ReplayAlone}), which isolates the failure without a savepoint per write. Mutations are
  * therefore written to be safe to run twice: they derive everything from {@code before}, the
  * store and the clock, and act outside the model only after their write returns.
@@ -102,8 +104,11 @@ final class WriteBatch {
                 if (alone) {
                     throw e;
                 }
-                if (!buffer.discardWrite()) {
-                    throw new ReplayAlone(e); // some of its rows are in the transaction already
+                // A refusal leaves nothing behind but its buffered rows. Anything else may be a failed
+                // statement (on PostgreSQL the transaction then refuses every further one), and rows
+                // already flushed or written directly cannot be dropped: roll back and replay.
+                if (!(e instanceof ProblemException) || !buffer.discardWrite()) {
+                    throw new ReplayAlone(e);
                 }
             } finally {
                 running = null;
