@@ -37,7 +37,8 @@ public class AllocationService {
 
     AllocationService(WorkingSet workingSet, PolicyEngine engine, ActivePolicy active, Clock clock,
                       @Value("${gpupool.preemption.grace:30s}") Duration grace,
-                      @Value("${gpupool.preemption.candidate-nodes:32}") int candidateNodes) {
+                      @Value("${gpupool.preemption.candidate-nodes:32}") int candidateNodes,
+                      @Value("${gpupool.preemption.widen-every:30s}") Duration widenEvery) {
         if (candidateNodes < 0) {
             throw new IllegalArgumentException("gpupool.preemption.candidate-nodes must be 0 (every node) or more, was "
                     + candidateNodes);
@@ -45,7 +46,7 @@ public class AllocationService {
         this.workingSet = workingSet;
         Allocators allocators = new Allocators();
         PolicyInputs inputs = new PolicyInputs(); // one per writer: the decider and backfill share derived state
-        this.decider = new RequestDecider(engine, active, allocators, inputs, grace, candidateNodes);
+        this.decider = new RequestDecider(engine, active, allocators, inputs, grace, candidateNodes, widenEvery);
         this.backfill = new Backfill(allocators, inputs);
         this.clock = clock;
     }

@@ -38,14 +38,16 @@ final class RequestDecider {
     private final RequestPlanner planner;
     private final PolicyInputs inputs;
     private final Duration grace;
+    private final Duration widenEvery;
 
     RequestDecider(PolicyEngine engine, ActivePolicy active, Allocators allocators, PolicyInputs inputs,
-                   Duration grace, int candidateNodes) {
+                   Duration grace, int candidateNodes, Duration widenEvery) {
         this.engine = engine;
         this.inputs = inputs;
         this.active = active;
         this.planner = new RequestPlanner(allocators, candidateNodes);
         this.grace = grace;
+        this.widenEvery = widenEvery;
     }
 
     Outcome decide(PoolSnapshot before, PoolSnapshotBuilder next, PoolStore store, GpuRequest request, boolean isNew,
@@ -63,9 +65,10 @@ final class RequestDecider {
         CapacityView view = inputs.view(before);
         Set<String> reserved = reservation.blocks(request.with(request.state(), level, null, null, now), now)
                 ? reservation.gpus() : Set.of();
+        WideningGate gate = WideningGate.of(request, isNew, now, widenEvery);
         Attempt attempt = planner.attempt(before, view, request, eval, reserved, (pools, pool, devices) ->
                 engine.preempt(policy.policy(), inputs.facts(before), PolicyInputs.fact(request), pools, List.of(pool),
-                        devices).preemptionPlan(request.id()));
+                        devices).preemptionPlan(request.id()), gate);
         if (attempt instanceof Attempt.Rejected r) {
             GpuRequest rejected = request.with(RequestState.REJECTED, level, null,
                     new WhyPending("POLICY", r.admission() == null ? null : r.admission().ruleName(), r.reasonCode(),
@@ -107,10 +110,10 @@ final class RequestDecider {
             }
             WhyPending why = new WhyPending(WhyPending.PREEMPTION_GRACE, p.victims().get(0).ruleName(),
                     p.victims().get(0).reasonCode(), p.victims().size() + " lease(s) preempted in pool " + p.pool()
-                    + "; their grace period ends at " + deadline, 0, p.pool(), deadline);
+                    + "; their grace period ends at " + deadline, 0, p.pool(), deadline, gate.wideSearchAt());
             return queue(before, next, store, request, isNew, why, level, version, now);
         }
-        WhyPending why = ((Attempt.Pending) attempt).why();
+        WhyPending why = ((Attempt.Pending) attempt).why().withWideSearchAt(gate.wideSearchAt());
         return queue(before, next, store, request, isNew, why, level, version, now);
     }
 
@@ -119,13 +122,21 @@ final class RequestDecider {
         GpuRequest queued = request.with(RequestState.QUEUED, level, null, why, now);
         boolean changed = isNew || !Objects.equals(stripTime(request.whyPending()), stripTime(why))
                 || request.priority() != level;
-        if (changed) {
+        // A new whole-pool search time alone is kept (it paces the next one) but is no new decision.
+        boolean searched = !changed && !Objects.equals(wideSearchAt(request.whyPending()), why.wideSearchAt());
+        if (changed || searched) {
             save(store, next, queued, isNew);
+        }
+        if (changed) {
             log(store, DecisionAction.QUEUE, queued, null, why.ruleName() == null ? List.of() : List.of(why.ruleName()),
                     version, why.reasonCode(), why.message(), now);
         }
         int position = QueueOrder.position(before, queued);
-        return new Outcome(changed ? queued : request, null, Outcome.QUEUED, position);
+        return new Outcome(changed || searched ? queued : request, null, Outcome.QUEUED, position);
+    }
+
+    private static Instant wideSearchAt(WhyPending why) {
+        return why == null ? null : why.wideSearchAt();
     }
 
     /** "node-a: 8 GPUs, node-b: 8 GPUs" or "node-c: 1 GPU × 250 milli" for people reading the log. */

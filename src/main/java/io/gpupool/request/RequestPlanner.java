@@ -42,8 +42,8 @@ final class RequestPlanner {
     /**
      * {@code candidateNodes}: in a pool with more nodes than this (for a gang, or four per member if
      * more), victims are first sought only on that many nodes where the least must be freed
-     * ({@link PreemptionShortlist}), then, if that yields no victim set, on every node; 0 = always
-     * every node.
+     * ({@link PreemptionShortlist}), then, if that yields no victim set and the {@link WideningGate}
+     * allows, on every node; 0 = always every node.
      */
     RequestPlanner(Allocators allocators, int candidateNodes) {
         this.allocators = allocators;
@@ -55,7 +55,7 @@ final class RequestPlanner {
      * may be preempted for this request, ranked (the expensive part is not paid otherwise).
      */
     Attempt attempt(PoolSnapshot snapshot, CapacityView view, GpuRequest request, Evaluation evaluation,
-                    Set<String> reservedDevices, VictimSource victims) {
+                    Set<String> reservedDevices, VictimSource victims, WideningGate gate) {
         Optional<AdmissionDecision> admission = evaluation.admissionOf(request.id());
         if (admission.isEmpty()) {
             return new Attempt.Rejected(null, "NO_ADMISSION_RULE", "No admission rule matched this request");
@@ -97,7 +97,7 @@ final class RequestPlanner {
                     request.gangSize(), allowed.get(0), null));
         }
         for (String pool : allowed) {
-            Optional<Attempt> preempt = preemption(snapshot, view, request, pool, allowed, victims, quota.get(pool));
+            Optional<Attempt> preempt = preemption(snapshot, view, request, pool, allowed, victims, gate, quota.get(pool));
             if (preempt.isPresent()) {
                 return preempt.get();
             }
@@ -118,7 +118,8 @@ final class RequestPlanner {
     }
 
     private Optional<Attempt> preemption(PoolSnapshot snapshot, CapacityView view, GpuRequest request, String pool,
-                                         List<String> allowed, VictimSource victims, QuotaVerdict quota) {
+                                         List<String> allowed, VictimSource victims, WideningGate gate,
+                                         QuotaVerdict quota) {
         PlacementRequest placement = placement(request, pool);
         // Only leases on cards the request could use can make room for it: policy sees no others.
         BitSet usable = allocators.forPool(pool(snapshot, pool)).usableGpus(view, placement);
@@ -128,9 +129,10 @@ final class RequestPlanner {
             BitSet shortlist = PreemptionShortlist.of(view, placement, usable, limit);
             if (shortlist != null) {
                 Optional<Attempt> found = preemption(snapshot, view, request, pool, allowed, victims, quota, shortlist);
-                if (found.isPresent()) {
+                if (found.isPresent() || !gate.mayWiden()) {
                     return found;
                 }
+                gate.widened();
             }
         }
         return preemption(snapshot, view, request, pool, allowed, victims, quota, usable);

@@ -110,7 +110,7 @@ public final class DecisionPipelineBenchmark {
             CapacityView view = inputs.view(snapshot);
             Attempt attempt = planner.attempt(snapshot, view, request, eval, Set.of(), (pools, pool, devices) ->
                     DefaultPolicy.ENGINE.preempt(DefaultPolicy.POLICY, inputs.facts(snapshot), PolicyInputs.fact(request),
-                            pools, List.of(pool), devices).preemptionPlan(request.id()));
+                            pools, List.of(pool), devices).preemptionPlan(request.id()), WideningGate.always(now));
             PoolSnapshotBuilder next = snapshot.toBuilder().version(snapshot.version() + 1).takenAt(now);
             String outcome;
             if (attempt instanceof Attempt.Placed p) {

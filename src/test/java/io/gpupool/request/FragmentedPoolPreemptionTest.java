@@ -48,7 +48,7 @@ class FragmentedPoolPreemptionTest {
         Attempt attempt = new RequestPlanner(new Allocators(), 0).attempt(snapshot, inputs.view(snapshot), request,
                 admission, Set.of(), (pools, pool, devices) -> DefaultPolicy.ENGINE.preempt(
                         DefaultPolicy.POLICY, facts, PolicyInputs.fact(request), pools, List.of(pool), devices)
-                        .preemptionPlan(request.id()));
+                        .preemptionPlan(request.id()), WideningGate.always(NOW));
 
         assertThat(attempt).isInstanceOf(Attempt.Preempt.class);
         Attempt.Preempt preempt = (Attempt.Preempt) attempt;

@@ -53,10 +53,39 @@ class ShortlistedPreemptionTest {
         Attempt attempt = new RequestPlanner(new Allocators(), candidateNodes).attempt(snapshot, inputs.view(snapshot),
                 request, DefaultPolicy.ENGINE.admit(DefaultPolicy.POLICY, facts, PolicyInputs.fact(request)), Set.of(),
                 (pools, pool, devices) -> DefaultPolicy.ENGINE.preempt(DefaultPolicy.POLICY, facts,
-                        PolicyInputs.fact(request), pools, List.of(pool), devices).preemptionPlan(request.id()));
+                        PolicyInputs.fact(request), pools, List.of(pool), devices).preemptionPlan(request.id()), WideningGate.always(NOW));
 
         assertThat(attempt).isInstanceOf(Attempt.Preempt.class);
         assertThat(((Attempt.Preempt) attempt).victims()).extracting(PreemptionCandidate::leaseId).containsExactly(victim);
+    }
+
+    @ParameterizedTest(name = "last whole-pool search {0} s ago: the victim is {1}")
+    @CsvSource({
+            "10, none",    // searched 10 s ago: only the shortlist {protected}, which yields nobody
+            "40, a-dear",  // more than the 30 s interval ago: widened again
+    })
+    void aQueuedRequestSearchesTheWholePoolAtMostOncePerInterval(long secondsAgo, String victim) {
+        PoolSnapshot snapshot = threeNodes();
+        WhyPending why = new WhyPending(WhyPending.CAPACITY, null, "NO_FIT_GPU_CAPACITY", "no room", 0, "training",
+                null, NOW.minusSeconds(secondsAgo));
+        GpuRequest request = new GpuRequest("whole-gpu", "vision", null, WorkloadKind.TRAINING, 1, 1000, null, List.of(),
+                0, 1, "ANY", false, null, null, true, 0, RequestState.QUEUED, 100, null, why, NOW, NOW);
+        PolicyInputs inputs = new PolicyInputs();
+        SnapshotFacts facts = inputs.facts(snapshot);
+        WideningGate gate = WideningGate.of(request, false, NOW, java.time.Duration.ofSeconds(30));
+
+        Attempt attempt = new RequestPlanner(new Allocators(), 1).attempt(snapshot, inputs.view(snapshot), request,
+                DefaultPolicy.ENGINE.admit(DefaultPolicy.POLICY, facts, PolicyInputs.fact(request)), Set.of(),
+                (pools, pool, devices) -> DefaultPolicy.ENGINE.preempt(DefaultPolicy.POLICY, facts,
+                        PolicyInputs.fact(request), pools, List.of(pool), devices).preemptionPlan(request.id()), gate);
+
+        if (victim.equals("none")) {
+            assertThat(attempt).isInstanceOf(Attempt.Pending.class);
+            assertThat(gate.wideSearchAt()).as("the earlier search time is kept").isEqualTo(NOW.minusSeconds(secondsAgo));
+        } else {
+            assertThat(((Attempt.Preempt) attempt).victims()).extracting(PreemptionCandidate::leaseId).containsExactly(victim);
+            assertThat(gate.wideSearchAt()).isEqualTo(NOW);
+        }
     }
 
     private static PoolSnapshot threeNodes() {

@@ -53,7 +53,8 @@ class VictimScopeTest {
         };
 
         Attempt attempt = new RequestPlanner(new Allocators(), 0).attempt(snapshot, inputs.view(snapshot), request,
-                DefaultPolicy.ENGINE.admit(DefaultPolicy.POLICY, facts, PolicyInputs.fact(request)), Set.of(), recording);
+                DefaultPolicy.ENGINE.admit(DefaultPolicy.POLICY, facts, PolicyInputs.fact(request)), Set.of(), recording,
+                WideningGate.always(NOW));
 
         assertThat(offered).as("H100 leases, and the gang one H100 lease belongs to")
                 .containsExactlyInAnyOrder("on-h100-0", "on-h100-1", "gang-on-h100", "gang-on-a100");

@@ -1,0 +1,48 @@
+package io.gpupool.request;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * Whether one attempt may widen a preemption search whose shortlist found no victim set to the
+ * whole pool, the expensive step at scale (allocation.md, "Preemption at scale"). A new request
+ * always may; a queued request's retries may once per {@code every}, counted from the time kept in
+ * its {@link WhyPending#wideSearchAt()}. The time lives in the request, not in the writer's memory,
+ * so a replayed batch decides the same way and a restart changes nothing.
+ */
+final class WideningGate {
+    private final Instant last;
+    private final Instant now;
+    private final Duration every;
+    private boolean widened;
+
+    private WideningGate(Instant last, Instant now, Duration every) {
+        this.last = last;
+        this.now = now;
+        this.every = every;
+    }
+
+    static WideningGate of(GpuRequest request, boolean isNew, Instant now, Duration every) {
+        Instant last = isNew || request.whyPending() == null ? null : request.whyPending().wideSearchAt();
+        return new WideningGate(last, now, every);
+    }
+
+    /** A gate that always opens (benchmarks, tests of placement alone). */
+    static WideningGate always(Instant now) {
+        return new WideningGate(null, now, Duration.ZERO);
+    }
+
+    boolean mayWiden() {
+        return last == null || !now.isBefore(last.plus(every));
+    }
+
+    /** The attempt searched the whole pool now. */
+    void widened() {
+        widened = true;
+    }
+
+    /** What the request keeps: now if this attempt widened, else the previous time (null if never). */
+    Instant wideSearchAt() {
+        return widened ? now : last;
+    }
+}
