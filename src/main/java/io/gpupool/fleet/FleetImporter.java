@@ -76,6 +76,7 @@ public class FleetImporter {
             changes.put("tenants", upsert(fleet.tenants(), before.tenants(), r -> r.id(), store::put, next::tenant));
             changes.put("quotas", upsert(fleet.quotas(), before.quotas(), r -> r.key(), store::put, next::quota));
             ImportSummary summary = new ImportSummary(hash, true, changes);
+            store.beforeOutsideWrite(); // the import record has a repository of its own
             imports.save(new FleetImportRow(null, source, hash, principal, clock.instant(), describe(summary)));
             return summary;
         });

@@ -34,6 +34,15 @@ public final class FieldChecks {
         return true;
     }
 
+    /** An optional text of at most {@code max} characters (the column's width: longer is refused here, not by the database). */
+    public boolean maxLength(String at, String value, int max) {
+        if (value != null && value.length() > max) {
+            error(at + ": at most " + max + " characters, got " + value.length());
+            return false;
+        }
+        return true;
+    }
+
     public void present(String at, Object value) {
         if (value == null) {
             error(at + ": is required");

@@ -124,6 +124,7 @@ public class LifecycleScheduler {
                 if (current == null || current.state() != LeaseState.PREEMPTING) {
                     return null;
                 }
+                store.beforeOutsideRead(); // the decision log is read through its own repository
                 LoggedDecision notice = lastNotice(current.id());
                 boolean forRequest = notice != null && notice.requestId() != null
                         && !notice.requestId().equals(current.requestId());

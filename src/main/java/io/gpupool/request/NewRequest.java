@@ -22,6 +22,10 @@ public record NewRequest(String tenant, WorkloadKind kind, Integer gpus, Integer
     void validate() {
         FieldChecks check = new FieldChecks();
         check.text("tenant", tenant);
+        check.maxLength("tenant", tenant, 128);
+        check.maxLength("pool", pool, 128);
+        check.maxLength("priorityClass", priorityClass, 64);
+        check.maxLength("migProfile", migProfile, 32);
         check.present("kind", kind);
         int count = gpus == null ? 0 : gpus;
         int gang = gangSize == null ? 1 : gangSize;

@@ -38,6 +38,12 @@ final class PendingWrite<R> {
         stagedFailure = e;
     }
 
+    /** The batch is replayed: what its first run staged no longer counts. */
+    void unstage() {
+        stagedResult = null;
+        stagedFailure = null;
+    }
+
     /** The batch committed: the caller gets what its mutation returned or threw. */
     synchronized void complete() {
         result = stagedResult;

@@ -116,6 +116,19 @@ public class PoolStore {
         }
     }
 
+    /** Before a mutation reads rows through something other than this store: they then see every row written so far. */
+    public void beforeOutsideRead() {
+        flush();
+    }
+
+    /**
+     * Before a mutation writes a row through something other than this store: keeps row order, and
+     * marks the running write as having rows in the database (a refusal then replays the batch).
+     */
+    public void beforeOutsideWrite() {
+        direct();
+    }
+
     /** Before a write that bypasses the buffer: keep row order, and mark the running write as in the database. */
     private void direct() {
         if (buffer != null) {

@@ -148,6 +148,7 @@ public class WorkingSet {
             LOG.warn("Write batch of {} rolled back and replayed one write at a time: {}", batch.writes().size(),
                     String.valueOf(replay.getCause()));
             for (PendingWrite<?> write : batch.writes()) {
+                write.unstage();
                 commit(new WriteBatch(List.of(write), store, clock, () -> ++lastVersion));
             }
             return;
