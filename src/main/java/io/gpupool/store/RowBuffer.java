@@ -16,7 +16,7 @@ import java.util.Optional;
  *
  * <p>A mutation that fails has its own rows dropped, unless some already reached the database
  * (a flush ran while it was running, or it wrote a row directly): then only a rollback can undo
- * them, and the batch is replayed one mutation per transaction ({@link ReplayAlone}).
+ * them, and the batch is replayed in parts ({@link ReplayInParts}).
  */
 final class RowBuffer {
     private enum Kind { REQUEST_INSERT, REQUEST_UPDATE, LEASE_INSERT, LEASE_UPDATE, DECISION, USAGE }

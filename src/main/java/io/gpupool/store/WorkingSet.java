@@ -142,14 +142,14 @@ public class WorkingSet {
         running = batch;
         try {
             last = tx.executeWrite(status -> batch.apply(status.getConnection(), published));
-        } catch (ReplayAlone replay) {
-            // Rolled back; each write again in a transaction of its own, so a failure stays its own.
+        } catch (ReplayInParts replay) {
+            // Rolled back; again in parts, each in a transaction of its own, until a failure stays its own.
             running = null;
-            LOG.warn("Write batch of {} rolled back and replayed one write at a time: {}", batch.writes().size(),
+            LOG.warn("Write batch of {} rolled back and replayed in parts: {}", batch.writes().size(),
                     String.valueOf(replay.getCause()));
-            for (PendingWrite<?> write : batch.writes()) {
-                write.unstage();
-                commit(new WriteBatch(List.of(write), store, clock, () -> ++lastVersion));
+            batch.writes().forEach(PendingWrite::unstage);
+            for (List<PendingWrite<?>> part : replay.parts(batch.writes())) {
+                commit(new WriteBatch(part, store, clock, () -> ++lastVersion));
             }
             return;
         } catch (Throwable failure) {

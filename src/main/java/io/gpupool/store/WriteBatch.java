@@ -22,8 +22,8 @@ import java.util.function.LongSupplier;
  * earlier ones' rows. When a mutation refuses (a {@link ProblemException}), its buffered rows and its
  * builder are dropped and the batch continues. When a failure cannot be confined that way (its rows
  * already reached the database, or it failed otherwise, perhaps on a statement) or the flush fails,
- * the batch is rolled back and replayed one mutation per transaction
- * ({@link ReplayAlone}), which isolates the failure without a savepoint per write. Mutations are
+ * the batch is rolled back and replayed in parts
+ * ({@link ReplayInParts}), which isolates the failure without a savepoint per write. Mutations are
  * therefore written to be safe to run twice: they derive everything from {@code before}, the
  * store and the clock, and act outside the model only after their write returns.
  *
@@ -79,7 +79,8 @@ final class WriteBatch {
         RowBuffer buffer = alone ? null : new RowBuffer();
         PoolStore rows = alone ? store : store.buffered(buffer);
         PoolSnapshot before = published;
-        for (PendingWrite<?> write : writes) {
+        for (int index = 0; index < writes.size(); index++) {
+            PendingWrite<?> write = writes.get(index);
             PoolSnapshotBuilder next = before.toBuilder();
             Running current = new Running(before, next, rows);
             running = current;
@@ -108,7 +109,7 @@ final class WriteBatch {
                 // statement (on PostgreSQL the transaction then refuses every further one), and rows
                 // already flushed or written directly cannot be dropped: roll back and replay.
                 if (!(e instanceof ProblemException) || !buffer.discardWrite()) {
-                    throw new ReplayAlone(e);
+                    throw new ReplayInParts(e, index);
                 }
             } finally {
                 running = null;
@@ -118,7 +119,7 @@ final class WriteBatch {
             try {
                 rows.flush();
             } catch (RuntimeException e) {
-                throw new ReplayAlone(e); // which write's row failed is found by writing them one by one
+                throw new ReplayInParts(e, -1); // which write's row failed is found by halving the batch
             }
         }
         return before;

@@ -138,6 +138,29 @@ class BufferedBatchTest {
                 .doesNotContainKey("duplicate-key");
     }
 
+    @Test
+    void aWriteThatFailsOtherwiseThanByRefusingIsReplayedAloneAndTheOthersStillShareCommits() throws Exception {
+        IllegalStateException bug = new IllegalStateException("a bug, not a refusal");
+        long batchesBefore = harness.workingSet.committedBatches();
+
+        List<CompletableFuture<String>> answers = harness.runAsOneBatch(List.of(
+                submit("part-1", null), submit("part-2", null),
+                (before, next, store) -> {
+                    submit("broken", null).apply(before, next, store);
+                    throw bug;
+                },
+                submit("part-3", null), submit("part-4", null)));
+
+        for (int i : new int[]{0, 1, 3, 4}) {
+            assertThat(answers.get(i).get(10, TimeUnit.SECONDS)).startsWith("part-");
+        }
+        assertThat(WriterHarness.failureOf(answers.get(2))).isSameAs(bug);
+        assertThat(requestRows.existsById("broken")).isFalse();
+        assertThat(List.of("part-1", "part-2", "part-3", "part-4")).allMatch(requestRows::existsById);
+        assertThat(harness.workingSet.committedBatches() - batchesBefore)
+                .as("the blocker's batch, the two writes before the broken one, the two after it").isEqualTo(3);
+    }
+
     /** Queues a request (row, snapshot and decision log entry), as a submit that finds no room does. */
     private static Mutation<String> submit(String id, String idempotencyKey) {
         return (before, next, store) -> {
