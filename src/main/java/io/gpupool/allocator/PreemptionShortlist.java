@@ -2,6 +2,7 @@ package io.gpupool.allocator;
 
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -20,8 +21,12 @@ public final class PreemptionShortlist {
     /**
      * The usable GPUs ({@code usable}, or every GPU of the request's pools when that is null) on the
      * {@code limit} cheapest nodes, or null when at most {@code limit} nodes have any: no shortlist.
+     * {@code promised}: milli-GPU per GPU index held by leases already under a preemption notice —
+     * promised to another request, so a card that cannot host the member without them is left out
+     * (else the cheapest nodes would be the ones just preempted, again and again).
      */
-    public static BitSet of(CapacityView view, PlacementRequest request, BitSet usable, int limit) {
+    public static BitSet of(CapacityView view, PlacementRequest request, BitSet usable, int limit,
+                            Map<Integer, Integer> promised) {
         PlacementRequest member = request.singleMember();
         int need = Math.max(1, member.gpusPerMember());
         int perGpu = member.isMig() ? PlacementRequest.WHOLE : member.milliPerGpu();
@@ -31,7 +36,8 @@ public final class PreemptionShortlist {
         for (int n = 0; n < view.nodeCount(); n++) {
             int usableHere = 0;
             for (int g = view.firstGpu(n); g < view.endGpu(n); g++) {
-                if (isUsable(view, member.pools(), usable, g)) {
+                if (isUsable(view, member.pools(), usable, g)
+                        && PlacementRequest.WHOLE - promised.getOrDefault(g, 0) >= perGpu) {
                     if (usableHere == gpuNeeds.length) {
                         gpuNeeds = Arrays.copyOf(gpuNeeds, usableHere * 2);
                     }
@@ -57,7 +63,8 @@ public final class PreemptionShortlist {
         for (int i = 0; i < limit; i++) {
             int n = (int) ranked[i];
             for (int g = view.firstGpu(n); g < view.endGpu(n); g++) {
-                if (isUsable(view, member.pools(), usable, g)) {
+                if (isUsable(view, member.pools(), usable, g)
+                        && PlacementRequest.WHOLE - promised.getOrDefault(g, 0) >= perGpu) {
                     shortlisted.set(g);
                 }
             }

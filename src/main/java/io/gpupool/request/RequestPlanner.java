@@ -22,6 +22,7 @@ import io.gpupool.snapshot.PoolSnapshot;
 
 import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -126,7 +127,14 @@ final class RequestPlanner {
         if (candidateNodes > 0 && placement.needsGpu()) {
             // A gang needs room for every member: never fewer than four candidate nodes per member.
             int limit = placement.gangSize() > 1 ? Math.max(candidateNodes, 4 * placement.gangSize()) : candidateNodes;
-            BitSet shortlist = PreemptionShortlist.of(view, placement, usable, limit);
+            Map<Integer, Integer> promised = new HashMap<>();
+            snapshot.promisedMilli().forEach((device, milli) -> {
+                int g = view.gpuIndex(device);
+                if (g >= 0) {
+                    promised.put(g, milli);
+                }
+            });
+            BitSet shortlist = PreemptionShortlist.of(view, placement, usable, limit, promised);
             if (shortlist != null) {
                 Optional<Attempt> found = preemption(snapshot, view, request, pool, allowed, victims, quota, shortlist);
                 if (found.isPresent() || !gate.mayWiden()) {

@@ -54,13 +54,15 @@ public final class PoolSnapshot {
     private final PMap<String, GpuRequest> queued;
     private final Map<String, List<Device>> devicesByNode;
     private final PMap<String, Integer> usedMilliByDevice;
+    private final PMap<String, Integer> promisedMilliByDevice;
 
     /** Maps must be read-only; {@code devicesByNode} null means "index {@code devices} now". */
     PoolSnapshot(long version, Instant takenAt, SnapshotDelta delta, Map<String, Site> sites,
                  Map<String, Cluster> clusters, Map<String, Node> nodes, Map<String, Device> devices,
                  Map<String, Tenant> tenants, Map<String, Pool> pools, Map<String, Quota> quotas,
                  PMap<String, Lease> leases, PMap<String, GpuRequest> queued,
-                 Map<String, List<Device>> devicesByNode, PMap<String, Integer> usedMilliByDevice) {
+                 Map<String, List<Device>> devicesByNode, PMap<String, Integer> usedMilliByDevice,
+                 PMap<String, Integer> promisedMilliByDevice) {
         this.version = version;
         this.takenAt = takenAt;
         this.delta = delta;
@@ -75,6 +77,7 @@ public final class PoolSnapshot {
         this.queued = queued;
         this.devicesByNode = devicesByNode != null ? devicesByNode : indexDevicesByNode(devices.values());
         this.usedMilliByDevice = usedMilliByDevice;
+        this.promisedMilliByDevice = promisedMilliByDevice;
     }
 
     public static PoolSnapshotBuilder builder() {
@@ -118,6 +121,14 @@ public final class PoolSnapshot {
     PMap<String, GpuRequest> queuedMap() { return queued; }
     Map<String, List<Device>> devicesByNode() { return devicesByNode; }
     PMap<String, Integer> usedMilliByDevice() { return usedMilliByDevice; }
+    PMap<String, Integer> promisedMilliByDevice() { return promisedMilliByDevice; }
+
+    /**
+     * Milli-GPU per device held by leases under a preemption notice (PREEMPTING): already promised
+     * to the request that preempted them, so no other request can count on freeing it. Only
+     * devices with some are listed.
+     */
+    public Map<String, Integer> promisedMilli() { return promisedMilliByDevice; }
 
     public Optional<Device> device(String id) { return Optional.ofNullable(devices.get(id)); }
     public Optional<Node> node(String id) { return Optional.ofNullable(nodes.get(id)); }

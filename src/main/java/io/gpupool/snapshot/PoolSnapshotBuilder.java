@@ -6,6 +6,7 @@ import io.gpupool.inventory.Node;
 import io.gpupool.inventory.Site;
 import io.gpupool.lease.DeviceShare;
 import io.gpupool.lease.Lease;
+import io.gpupool.lease.LeaseState;
 import io.gpupool.pool.Pool;
 import io.gpupool.quota.Quota;
 import io.gpupool.request.GpuRequest;
@@ -117,7 +118,7 @@ public final class PoolSnapshotBuilder {
         boolean sameDevices = base != null && !devices.modified();
         return new PoolSnapshot(version, takenAt, delta, sites.freeze(), clusters.freeze(), nodes.freeze(),
                 devices.freeze(), tenants.freeze(), pools.freeze(), quotas.freeze(), leases, queued,
-                sameDevices ? base.devicesByNode() : null, usage(delta));
+                sameDevices ? base.devicesByNode() : null, usage(delta, false), usage(delta, true));
     }
 
     private SnapshotDelta delta() {
@@ -142,21 +143,30 @@ public final class PoolSnapshotBuilder {
         return new SnapshotDelta(base.identity(), removed, added, inventory, tenancy, base.delta());
     }
 
-    /** Milli-GPU per device: the base's index plus the delta, or counted afresh without a base. */
-    private PMap<String, Integer> usage(SnapshotDelta delta) {
+    /**
+     * Milli-GPU per device held by every lease, or ({@code promised}) by leases under notice only:
+     * the base's index plus the delta, or counted afresh without a base.
+     */
+    private PMap<String, Integer> usage(SnapshotDelta delta, boolean promised) {
         if (base == null) {
             Map<String, Integer> used = new LinkedHashMap<>();
             for (Lease lease : leases.values()) {
-                lease.shares().forEach(s -> used.merge(s.deviceId(), s.milli(), Integer::sum));
+                if (!promised || lease.state() == LeaseState.PREEMPTING) {
+                    lease.shares().forEach(s -> used.merge(s.deviceId(), s.milli(), Integer::sum));
+                }
             }
             return PoolSnapshot.noUsage().plusAll(used);
         }
-        PMap<String, Integer> used = base.usedMilliByDevice();
+        PMap<String, Integer> used = promised ? base.promisedMilliByDevice() : base.usedMilliByDevice();
         for (Lease lease : delta.leasesRemoved()) {
-            used = add(used, lease, -1);
+            if (!promised || lease.state() == LeaseState.PREEMPTING) {
+                used = add(used, lease, -1);
+            }
         }
         for (Lease lease : delta.leasesAdded()) {
-            used = add(used, lease, 1);
+            if (!promised || lease.state() == LeaseState.PREEMPTING) {
+                used = add(used, lease, 1);
+            }
         }
         return used;
     }

@@ -15,7 +15,7 @@ class PreemptionShortlistTest {
 
     @Test
     void theShortlistHoldsTheNodesWhereTheLeastMustBeFreedForOneMember() {
-        BitSet gpus = PreemptionShortlist.of(view, request().gpus(1).build(), null, 2);
+        BitSet gpus = PreemptionShortlist.of(view, request().gpus(1).build(), null, 2, java.util.Map.of());
 
         assertThat(gpus.stream().mapToObj(view::deviceId)).containsExactlyInAnyOrder(
                 "light/gpu0", "light/gpu1", "half/gpu0", "half/gpu1");
@@ -24,7 +24,7 @@ class PreemptionShortlistTest {
     @Test
     void aMemberOfTwoCardsCountsTheTwoCheapestCardsOfANode() {
         // busy: 900 + 1000, light: 300 + 1000, half: 600 + 600 — half is cheapest for two cards.
-        BitSet gpus = PreemptionShortlist.of(view, request().gpus(2).build(), null, 1);
+        BitSet gpus = PreemptionShortlist.of(view, request().gpus(2).build(), null, 1, java.util.Map.of());
 
         assertThat(gpus.stream().mapToObj(view::deviceId)).containsExactlyInAnyOrder("half/gpu0", "half/gpu1");
     }
@@ -32,14 +32,24 @@ class PreemptionShortlistTest {
     @Test
     void aFractionCountsOnlyWhatMustBeFreedBeyondTheFreeShare() {
         // 500 milli: busy must free 400 on gpu0, light nothing (700 free), half 100.
-        BitSet gpus = PreemptionShortlist.of(view, request().fraction(500).build(), null, 1);
+        BitSet gpus = PreemptionShortlist.of(view, request().fraction(500).build(), null, 1, java.util.Map.of());
 
         assertThat(gpus.stream().mapToObj(view::deviceId)).containsExactlyInAnyOrder("light/gpu0", "light/gpu1");
     }
 
     @Test
+    void aCardWhoseCapacityIsPromisedToAnotherRequestIsNotCountedOn() {
+        // light/gpu0 is the cheapest card (300 milli used), but 200 of them are a lease already under
+        // notice for another request: it can never be wholly freed for this one, and light/gpu1 is full.
+        BitSet gpus = PreemptionShortlist.of(view, request().gpus(1).build(), null, 1,
+                java.util.Map.of(view.gpuIndex("light/gpu0"), 200));
+
+        assertThat(gpus.stream().mapToObj(view::deviceId)).containsExactlyInAnyOrder("half/gpu0", "half/gpu1");
+    }
+
+    @Test
     void noShortlistWhenThePoolHasNoMoreNodesThanTheLimit() {
-        assertThat(PreemptionShortlist.of(view, request().gpus(1).build(), null, 3)).isNull();
+        assertThat(PreemptionShortlist.of(view, request().gpus(1).build(), null, 3, java.util.Map.of())).isNull();
     }
 
     @Test
@@ -48,7 +58,7 @@ class PreemptionShortlistTest {
         usable.set(view.gpuIndex("busy/gpu0"));
         usable.set(view.gpuIndex("half/gpu1"));
 
-        BitSet gpus = PreemptionShortlist.of(view, request().gpus(1).build(), usable, 1);
+        BitSet gpus = PreemptionShortlist.of(view, request().gpus(1).build(), usable, 1, java.util.Map.of());
 
         assertThat(gpus.stream().mapToObj(view::deviceId)).containsExactly("half/gpu1");
     }

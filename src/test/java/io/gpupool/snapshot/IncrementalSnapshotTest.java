@@ -21,7 +21,7 @@ class IncrementalSnapshotTest {
     }
 
     @Test
-    void usageAndDeviceIndexesAfterEveryCommitEqualAFreshBuild() {
+    void usageDeviceAndNoticeIndexesAfterEveryCommitEqualAFreshBuild() {
         LeaseChurn churn = new LeaseChurn(11);
         PoolSnapshot s = churn.fleet();
         for (int step = 0; step < 400; step++) {
@@ -34,6 +34,7 @@ class IncrementalSnapshotTest {
             for (String node : s.nodes().keySet()) {
                 assertThat(s.devicesOn(node)).isEqualTo(expected.devicesOn(node));
             }
+            assertThat(s.promisedMilli()).as("milli under notice at step %d", step).isEqualTo(expected.promisedMilli());
         }
     }
 
