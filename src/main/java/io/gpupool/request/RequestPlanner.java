@@ -43,8 +43,8 @@ final class RequestPlanner {
     /**
      * {@code candidateNodes}: in a pool with more nodes than this (for a gang, or four per member if
      * more), victims are first sought only on that many nodes where the least must be freed
-     * ({@link PreemptionShortlist}), then, if that yields no victim set and the {@link WideningGate}
-     * allows, on every node; 0 = always every node.
+     * ({@link PreemptionShortlist}); if that yields no victim set and the {@link WideningGate}
+     * allows, on four times as many, and so on up to every node; 0 = always every node.
      */
     RequestPlanner(Allocators allocators, int candidateNodes) {
         this.allocators = allocators;
@@ -134,11 +134,32 @@ final class RequestPlanner {
                     promised.put(g, milli);
                 }
             });
-            BitSet shortlist = PreemptionShortlist.of(view, placement, usable, limit, promised);
-            if (shortlist != null) {
+            // Cumulative pages, four times larger each: the cheapest nodes first, then more of them,
+            // and every node last only if no page had a victim set.
+            boolean shortlisted = false;
+            for (int page = limit; ; page *= 4) {
+                BitSet shortlist = PreemptionShortlist.of(view, placement, usable, page, promised);
+                if (shortlist == null) {
+                    break; // this page would hold every node: the whole pool below
+                }
+                shortlisted = true;
+                if (page > limit) {
+                    if (!gate.mayWiden()) {
+                        return Optional.empty();
+                    }
+                    gate.widened();
+                }
                 Optional<Attempt> found = preemption(snapshot, view, request, pool, allowed, victims, quota, shortlist);
-                if (found.isPresent() || !gate.mayWiden()) {
+                if (found.isPresent()) {
                     return found;
+                }
+                if (page > Integer.MAX_VALUE / 4) {
+                    break;
+                }
+            }
+            if (shortlisted) {
+                if (!gate.mayWiden()) {
+                    return Optional.empty();
                 }
                 gate.widened();
             }

@@ -27,8 +27,9 @@ import java.util.UUID;
  * The issue's in-process target: a decision (policy + placement) at 10,000 GPUs / 50,000 leases,
  * p99 &lt; 5 ms and ≥ 5,000 decisions/s. Runs the writer's pipeline without the database: derived
  * inputs of the current snapshot (tracked, as the writer does), Drools admission, the planner
- * (allocator; preemption evaluation when nothing fits), then the new snapshot with the lease or the
- * queued request, which the next decision sees. What the commit adds is measured by
+ * (allocator; preemption evaluation when nothing fits), then the new snapshot with the lease, or the
+ * queued request and its victims' notices, which the next decision sees (no grace period ends within
+ * a run, so victims get scarcer as it goes, as in a preemption storm). What the commit adds is measured by
  * {@code request.perf.DecisionBenchmark} (same path through AllocationService and H2). Lives in
  * this package for access to the planner; run with
  * {@code scripts/benchmark io.gpupool.request.DecisionPipelineBenchmark [gpus] [leases] [decisions] [candidate nodes]}
@@ -126,6 +127,13 @@ public final class DecisionPipelineBenchmark {
                 next.request(request.with(RequestState.QUEUED, level, null, attempt instanceof Attempt.Pending pending
                         ? pending.why() : null, now));
                 outcome = attempt instanceof Attempt.Preempt ? "preempting" : "queued (preemption evaluated)";
+                if (attempt instanceof Attempt.Preempt p) {
+                    // As the writer does: the victims get their notice, and are no victims for the next request.
+                    for (var victim : p.victims()) {
+                        next.lease(io.gpupool.lease.LeaseTransitions.notice(snapshot.lease(victim.leaseId()).orElseThrow(),
+                                now.plusSeconds(30)));
+                    }
+                }
             }
             snapshot = next.build();
             return outcome;
