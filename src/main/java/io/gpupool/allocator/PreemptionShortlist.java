@@ -3,7 +3,6 @@ package io.gpupool.allocator;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The nodes where the least capacity must be freed for one member of a request: the first place to
@@ -15,29 +14,29 @@ import java.util.Set;
  * yields no victim set, so a preemption that is possible is never missed.
  */
 public final class PreemptionShortlist {
-    private PreemptionShortlist() {
-    }
+    private final CapacityView view;
+    private final PlacementRequest member;
+    private final BitSet usable;
+    private final Map<Integer, Integer> promised;
+    private final int perGpu;
+    /** Nodes with enough usable cards for one member, cheapest first (cost in the high bits, node in the low). */
+    private final long[] ranked;
 
-    /**
-     * The usable GPUs ({@code usable}, or every GPU of the request's pools when that is null) on the
-     * {@code limit} cheapest nodes, or null when at most {@code limit} nodes have any: no shortlist.
-     * {@code promised}: milli-GPU per GPU index held by leases already under a preemption notice —
-     * promised to another request, so a card that cannot host the member without them is left out
-     * (else the cheapest nodes would be the ones just preempted, again and again).
-     */
-    public static BitSet of(CapacityView view, PlacementRequest request, BitSet usable, int limit,
-                            Map<Integer, Integer> promised) {
-        PlacementRequest member = request.singleMember();
+    private PreemptionShortlist(CapacityView view, PlacementRequest request, BitSet usable,
+                                Map<Integer, Integer> promised) {
+        this.view = view;
+        this.member = request.singleMember();
+        this.usable = usable;
+        this.promised = promised;
+        this.perGpu = member.isMig() ? PlacementRequest.WHOLE : member.milliPerGpu();
         int need = Math.max(1, member.gpusPerMember());
-        int perGpu = member.isMig() ? PlacementRequest.WHOLE : member.milliPerGpu();
         long[] costs = new long[view.nodeCount()];
         int count = 0;
         int[] gpuNeeds = new int[16];
         for (int n = 0; n < view.nodeCount(); n++) {
             int usableHere = 0;
             for (int g = view.firstGpu(n); g < view.endGpu(n); g++) {
-                if (isUsable(view, member.pools(), usable, g)
-                        && PlacementRequest.WHOLE - promised.getOrDefault(g, 0) >= perGpu) {
+                if (counts(g)) {
                     if (usableHere == gpuNeeds.length) {
                         gpuNeeds = Arrays.copyOf(gpuNeeds, usableHere * 2);
                     }
@@ -54,17 +53,37 @@ public final class PreemptionShortlist {
             }
             costs[count++] = cost << 32 | n; // cost first, node index breaks ties
         }
-        if (count <= limit) {
+        this.ranked = Arrays.copyOf(costs, count);
+        Arrays.sort(ranked);
+    }
+
+    /**
+     * Ranks the nodes once for a request. {@code usable}: the GPUs it could use (null: every GPU of
+     * its pools). {@code promised}: milli-GPU per GPU index held by leases already under a preemption
+     * notice — promised to another request, so a card that cannot host the member without them is
+     * left out (else the cheapest nodes would be the ones just preempted, again and again).
+     */
+    public static PreemptionShortlist rank(CapacityView view, PlacementRequest request, BitSet usable,
+                                           Map<Integer, Integer> promised) {
+        return new PreemptionShortlist(view, request, usable, promised);
+    }
+
+    /** {@code rank(...).cheapest(limit)}. */
+    public static BitSet of(CapacityView view, PlacementRequest request, BitSet usable, int limit,
+                            Map<Integer, Integer> promised) {
+        return rank(view, request, usable, promised).cheapest(limit);
+    }
+
+    /** The counted GPUs on the {@code limit} cheapest nodes, or null when at most {@code limit} nodes have any. */
+    public BitSet cheapest(int limit) {
+        if (ranked.length <= limit) {
             return null;
         }
-        long[] ranked = Arrays.copyOf(costs, count);
-        Arrays.sort(ranked);
         BitSet shortlisted = new BitSet(view.gpuCount());
         for (int i = 0; i < limit; i++) {
             int n = (int) ranked[i];
             for (int g = view.firstGpu(n); g < view.endGpu(n); g++) {
-                if (isUsable(view, member.pools(), usable, g)
-                        && PlacementRequest.WHOLE - promised.getOrDefault(g, 0) >= perGpu) {
+                if (counts(g)) {
                     shortlisted.set(g);
                 }
             }
@@ -72,7 +91,9 @@ public final class PreemptionShortlist {
         return shortlisted;
     }
 
-    private static boolean isUsable(CapacityView view, Set<String> pools, BitSet usable, int g) {
-        return usable == null ? view.inPools(g, pools) : usable.get(g);
+    /** A usable card the member could have without capacity promised to another request. */
+    private boolean counts(int g) {
+        boolean usableCard = usable == null ? view.inPools(g, member.pools()) : usable.get(g);
+        return usableCard && PlacementRequest.WHOLE - promised.getOrDefault(g, 0) >= perGpu;
     }
 }

@@ -136,9 +136,10 @@ final class RequestPlanner {
             });
             // Cumulative pages, four times larger each: the cheapest nodes first, then more of them,
             // and every node last only if no page had a victim set.
+            PreemptionShortlist ranked = PreemptionShortlist.rank(view, placement, usable, promised);
             boolean shortlisted = false;
             for (int page = limit; ; page *= 4) {
-                BitSet shortlist = PreemptionShortlist.of(view, placement, usable, page, promised);
+                BitSet shortlist = ranked.cheapest(page);
                 if (shortlist == null) {
                     break; // this page would hold every node: the whole pool below
                 }
@@ -149,12 +150,10 @@ final class RequestPlanner {
                     }
                     gate.widened();
                 }
-                Optional<Attempt> found = preemption(snapshot, view, request, pool, allowed, victims, quota, shortlist);
+                Optional<Attempt> found = preemption(snapshot, view, request, placement, pool, allowed, victims,
+                        quota, shortlist);
                 if (found.isPresent()) {
                     return found;
-                }
-                if (page > Integer.MAX_VALUE / 4) {
-                    break;
                 }
             }
             if (shortlisted) {
@@ -164,13 +163,13 @@ final class RequestPlanner {
                 gate.widened();
             }
         }
-        return preemption(snapshot, view, request, pool, allowed, victims, quota, usable);
+        return preemption(snapshot, view, request, placement, pool, allowed, victims, quota, usable);
     }
 
     /** Victims among the leases holding one of {@code gpus} (every lease of the pool when null). */
-    private Optional<Attempt> preemption(PoolSnapshot snapshot, CapacityView view, GpuRequest request, String pool,
-                                         List<String> allowed, VictimSource victims, QuotaVerdict quota, BitSet gpus) {
-        PlacementRequest placement = placement(request, pool);
+    private Optional<Attempt> preemption(PoolSnapshot snapshot, CapacityView view, GpuRequest request,
+                                         PlacementRequest placement, String pool, List<String> allowed,
+                                         VictimSource victims, QuotaVerdict quota, BitSet gpus) {
         Set<String> devices = null;
         if (gpus != null) {
             devices = new HashSet<>(gpus.cardinality() * 2);

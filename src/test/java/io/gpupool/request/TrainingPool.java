@@ -1,0 +1,90 @@
+package io.gpupool.request;
+
+import io.gpupool.inventory.Device;
+import io.gpupool.inventory.DeviceHealth;
+import io.gpupool.inventory.Node;
+import io.gpupool.inventory.ShareMode;
+import io.gpupool.lease.DeviceShare;
+import io.gpupool.lease.Lease;
+import io.gpupool.lease.LeaseState;
+import io.gpupool.lease.WorkloadKind;
+import io.gpupool.policy.DefaultPolicy;
+import io.gpupool.policy.fact.SnapshotFacts;
+import io.gpupool.pool.Pool;
+import io.gpupool.pool.PoolTier;
+import io.gpupool.quota.Quota;
+import io.gpupool.snapshot.PoolSnapshot;
+import io.gpupool.snapshot.PoolSnapshotBuilder;
+import io.gpupool.tenant.Tenant;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Test fixture for the planner's preemption path: one pool "training" in which tenant "speech"
+ * holds leases and tenant "vision" asks, both guaranteed the same number of GPUs, and the planner
+ * run on it with the default policy, as the writer runs it.
+ */
+final class TrainingPool {
+    static final Instant NOW = Instant.parse("2026-03-01T12:00:00Z");
+
+    private final PoolSnapshotBuilder b = PoolSnapshot.builder().version(1).takenAt(NOW);
+
+    TrainingPool(int guaranteedGpus) {
+        b.pool(new Pool("training", "training", PoolTier.TRAINING, "pack", false, null));
+        for (String tenant : List.of("vision", "speech")) {
+            b.tenant(new Tenant(tenant, tenant, null, null));
+            b.quota(new Quota(tenant, "training", Quota.ANY_MODEL, guaranteedGpus, 0, 0));
+        }
+    }
+
+    /** A node of {@code cards} cards of {@code model}, named {@code <node>-gpu<i>}. */
+    TrainingPool node(String id, int cards, String model, ShareMode mode) {
+        b.node(new Node(id, "c1", "s1", "r1", 128_000, 1 << 20, Map.of()));
+        for (int i = 0; i < cards; i++) {
+            b.device(new Device(id + "-gpu" + i, null, id, "c1", "s1", i, model, 81_920, null, 0, false, mode,
+                    List.of(), DeviceHealth.HEALTHY, Map.of(), "training", NOW.minusSeconds(5)));
+        }
+        return this;
+    }
+
+    /** A lease of "speech" holding {@code milli} of {@code device}, heard from 10 s ago. */
+    TrainingPool lease(String id, String device, int milli, WorkloadKind kind, int priority, boolean preemptible,
+                       String gangId, long startedSecondsAgo) {
+        b.lease(new Lease(id, "req-" + id, "speech", "training", kind, priority, preemptible, false, gangId,
+                LeaseState.ACTIVE, List.of(new DeviceShare(device, milli, null)), NOW.minusSeconds(startedSecondsAgo),
+                null, NOW.minusSeconds(10), null));
+        return this;
+    }
+
+    PoolSnapshot build() {
+        return b.build();
+    }
+
+    /** A queued request of "vision" for one whole GPU, on any card of {@code models} (empty: any model). */
+    static GpuRequest wholeGpu(String id, List<String> models, int priority, WhyPending why) {
+        return new GpuRequest(id, "vision", null, WorkloadKind.TRAINING, 1, 1000, null, models, 0, 1, "ANY", false,
+                null, null, true, 0, RequestState.QUEUED, priority, null, why, NOW, NOW);
+    }
+
+    /** Victims as the writer asks for them: the default policy over the snapshot's tracked facts. */
+    static VictimSource defaultPolicy(SnapshotFacts facts, GpuRequest request) {
+        return (pools, pool, devices) -> DefaultPolicy.ENGINE.preempt(DefaultPolicy.POLICY, facts,
+                PolicyInputs.fact(request), pools, List.of(pool), devices).preemptionPlan(request.id());
+    }
+
+    static Attempt attempt(PoolSnapshot snapshot, GpuRequest request, int candidateNodes, WideningGate gate) {
+        PolicyInputs inputs = new PolicyInputs();
+        SnapshotFacts facts = inputs.facts(snapshot);
+        return attempt(snapshot, inputs, facts, request, candidateNodes, defaultPolicy(facts, request), gate);
+    }
+
+    static Attempt attempt(PoolSnapshot snapshot, PolicyInputs inputs, SnapshotFacts facts, GpuRequest request,
+                           int candidateNodes, VictimSource victims, WideningGate gate) {
+        return new RequestPlanner(new Allocators(), candidateNodes).attempt(snapshot, inputs.view(snapshot), request,
+                DefaultPolicy.ENGINE.admit(DefaultPolicy.POLICY, facts, PolicyInputs.fact(request)), Set.of(), victims,
+                gate);
+    }
+}
