@@ -10,24 +10,37 @@ import java.util.Map;
  * back for one member (the {@code gpusPerMember} cheapest cards, each freed down to what the member
  * needs); nodes without enough usable cards are left out. Like Kubernetes' preemption, which
  * evaluates a sample of candidate nodes (at least 100 or 10 %), this bounds the work of a preemption
- * decision by the shortlist instead of the pool; the caller widens to every node when the shortlist
- * yields no victim set, so a preemption that is possible is never missed.
+ * decision by the shortlist instead of the pool; the caller widens to every node ({@link #all()})
+ * when the shortlist yields no victim set, so a preemption that is possible is not missed (but for
+ * the cards policy recently protected, below).
+ * <p>
+ * Where policy was asked before ({@link VictimHistory}), its answer leads. A card on which the
+ * leases policy named would free enough for the member is "known freeable"; one on which they
+ * would not, asked recently, is "known protected" and left out (the caller's history says for how
+ * long); the rest are unknown. Nodes rank first by how many of the member's cards are not known
+ * freeable, then by cost. Without that, the cheapest nodes are often those where policy protects
+ * everybody (young leases, say), and when victims are scarce every request would ask policy about
+ * the same protected leases again, page after page, up to the whole pool.
  */
 public final class PreemptionShortlist {
     private final CapacityView view;
     private final PlacementRequest member;
     private final BitSet usable;
     private final Map<Integer, Integer> promised;
+    private final VictimHistory history;
     private final int perGpu;
+    /** A card's sort key: not-known-freeable in this bit, milli to free (at most 1000) below it. */
+    private static final int UNKNOWN = 1 << 16;
     /** Nodes with enough usable cards for one member, cheapest first (cost in the high bits, node in the low). */
     private final long[] ranked;
 
     private PreemptionShortlist(CapacityView view, PlacementRequest request, BitSet usable,
-                                Map<Integer, Integer> promised) {
+                                Map<Integer, Integer> promised, VictimHistory history) {
         this.view = view;
         this.member = request.singleMember();
         this.usable = usable;
         this.promised = promised;
+        this.history = history;
         this.perGpu = member.isMig() ? PlacementRequest.WHOLE : member.milliPerGpu();
         int need = Math.max(1, member.gpusPerMember());
         long[] costs = new long[view.nodeCount()];
@@ -40,14 +53,15 @@ public final class PreemptionShortlist {
                     if (usableHere == gpuNeeds.length) {
                         gpuNeeds = Arrays.copyOf(gpuNeeds, usableHere * 2);
                     }
-                    gpuNeeds[usableHere++] = Math.max(0, perGpu - view.freeMilli(g));
+                    int toFree = Math.max(0, perGpu - view.freeMilli(g));
+                    gpuNeeds[usableHere++] = history.namedMilli(g) >= toFree ? toFree : UNKNOWN | toFree;
                 }
             }
             if (usableHere < need) {
                 continue;
             }
             Arrays.sort(gpuNeeds, 0, usableHere);
-            long cost = 0;
+            long cost = 0; // cards not known freeable in the high bits, then milli to free
             for (int i = 0; i < need; i++) {
                 cost += gpuNeeds[i];
             }
@@ -62,16 +76,17 @@ public final class PreemptionShortlist {
      * its pools). {@code promised}: milli-GPU per GPU index held by leases already under a preemption
      * notice — promised to another request, so a card that cannot host the member without them is
      * left out (else the cheapest nodes would be the ones just preempted, again and again).
+     * {@code history}: what policy said about each card before, for requests like this one.
      */
     public static PreemptionShortlist rank(CapacityView view, PlacementRequest request, BitSet usable,
-                                           Map<Integer, Integer> promised) {
-        return new PreemptionShortlist(view, request, usable, promised);
+                                           Map<Integer, Integer> promised, VictimHistory history) {
+        return new PreemptionShortlist(view, request, usable, promised, history);
     }
 
-    /** {@code rank(...).cheapest(limit)}. */
+    /** {@code rank(...).cheapest(limit)}, knowing nothing of policy's earlier answers. */
     public static BitSet of(CapacityView view, PlacementRequest request, BitSet usable, int limit,
                             Map<Integer, Integer> promised) {
-        return rank(view, request, usable, promised).cheapest(limit);
+        return rank(view, request, usable, promised, VictimHistory.NONE).cheapest(limit);
     }
 
     /** The counted GPUs on the {@code limit} cheapest nodes, or null when at most {@code limit} nodes have any. */
@@ -91,9 +106,30 @@ public final class PreemptionShortlist {
         return shortlisted;
     }
 
-    /** A usable card the member could have without capacity promised to another request. */
+    /** The counted GPUs on every ranked node: all the cards where a victim search may still find room. */
+    public BitSet all() {
+        BitSet cards = new BitSet(view.gpuCount());
+        for (long r : ranked) {
+            int n = (int) r;
+            for (int g = view.firstGpu(n); g < view.endGpu(n); g++) {
+                if (counts(g)) {
+                    cards.set(g);
+                }
+            }
+        }
+        return cards;
+    }
+
+    /**
+     * A usable card the member could have without capacity promised to another request, unless
+     * policy recently protected more of what holds it than the member would need freed.
+     */
     private boolean counts(int g) {
         boolean usableCard = usable == null ? view.inPools(g, member.pools()) : usable.get(g);
-        return usableCard && PlacementRequest.WHOLE - promised.getOrDefault(g, 0) >= perGpu;
+        if (!usableCard || PlacementRequest.WHOLE - promised.getOrDefault(g, 0) < perGpu) {
+            return false;
+        }
+        int named = history.namedMilli(g);
+        return named < 0 || !history.recent(g) || named >= perGpu - view.freeMilli(g);
     }
 }

@@ -11,6 +11,7 @@ import io.gpupool.allocator.Topology;
 import io.gpupool.allocator.TopologyScope;
 import io.gpupool.allocator.VictimCandidate;
 import io.gpupool.allocator.VictimSet;
+import io.gpupool.lease.Lease;
 import io.gpupool.lease.LeaseState;
 import io.gpupool.policy.decision.AdmissionDecision;
 import io.gpupool.policy.decision.PreemptionCandidate;
@@ -39,16 +40,25 @@ import java.util.Set;
 final class RequestPlanner {
     private final Allocators allocators;
     private final int candidateNodes;
+    private final PreemptionMemory memory;
 
     /**
      * {@code candidateNodes}: in a pool with more nodes than this (for a gang, or four per member if
      * more), victims are first sought only on that many nodes where the least must be freed
      * ({@link PreemptionShortlist}); if that yields no victim set and the {@link WideningGate}
      * allows, on four times as many, and so on up to every node; 0 = always every node.
+     * {@code memory}: what earlier searches learned (where policy named victims, which request
+     * shapes found none in a whole pool), shared by the planner's attempts.
      */
-    RequestPlanner(Allocators allocators, int candidateNodes) {
+    RequestPlanner(Allocators allocators, int candidateNodes, PreemptionMemory memory) {
         this.allocators = allocators;
         this.candidateNodes = candidateNodes;
+        this.memory = memory;
+    }
+
+    /** A planner that remembers nothing yet (tests, benchmarks). */
+    RequestPlanner(Allocators allocators, int candidateNodes) {
+        this(allocators, candidateNodes, new PreemptionMemory());
     }
 
     /**
@@ -97,8 +107,13 @@ final class RequestPlanner {
                     "It fits only on GPUs reserved for the head of the queue, and would run past its reserved start",
                     request.gangSize(), allowed.get(0), null));
         }
+        int level = evaluation.priorityOf(request.id()).map(p -> p.priority()).orElse(0);
         for (String pool : allowed) {
-            Optional<Attempt> preempt = preemption(snapshot, view, request, pool, allowed, victims, gate, quota.get(pool));
+            QuotaVerdict verdict = quota.get(pool);
+            PreemptionMemory.RequestClass requestClass = new PreemptionMemory.RequestClass(pool,
+                    evaluation.policyVersion(), level, verdict == null ? null : verdict.status());
+            Optional<Attempt> preempt = preemption(snapshot, view, request, pool, allowed, victims, gate, verdict,
+                    requestClass);
             if (preempt.isPresent()) {
                 return preempt.get();
             }
@@ -120,79 +135,58 @@ final class RequestPlanner {
 
     private Optional<Attempt> preemption(PoolSnapshot snapshot, CapacityView view, GpuRequest request, String pool,
                                          List<String> allowed, VictimSource victims, WideningGate gate,
-                                         QuotaVerdict quota) {
+                                         QuotaVerdict quota, PreemptionMemory.RequestClass requestClass) {
         PlacementRequest placement = placement(request, pool);
         // Only leases on cards the request could use can make room for it: policy sees no others.
         BitSet usable = allocators.forPool(pool(snapshot, pool)).usableGpus(view, placement);
-        if (candidateNodes > 0 && placement.needsGpu()) {
-            // A gang needs room for every member: never fewer than four candidate nodes per member.
-            int limit = placement.gangSize() > 1 ? Math.max(candidateNodes, 4 * placement.gangSize()) : candidateNodes;
-            Map<Integer, Integer> promised = new HashMap<>();
-            snapshot.promisedMilli().forEach((device, milli) -> {
-                int g = view.gpuIndex(device);
-                if (g >= 0) {
-                    promised.put(g, milli);
-                }
-            });
-            // Cumulative pages, four times larger each: the cheapest nodes first, then more of them,
-            // and every node last only if no page had a victim set.
-            PreemptionShortlist ranked = PreemptionShortlist.rank(view, placement, usable, promised);
-            boolean shortlisted = false;
-            for (int page = limit; ; page *= 4) {
-                BitSet shortlist = ranked.cheapest(page);
-                if (shortlist == null) {
-                    break; // this page would hold every node: the whole pool below
-                }
-                shortlisted = true;
-                if (page > limit) {
-                    if (!gate.mayWiden()) {
-                        return Optional.empty();
-                    }
-                    gate.widened();
-                }
-                Optional<Attempt> found = preemption(snapshot, view, request, placement, pool, allowed, victims,
-                        quota, shortlist);
-                if (found.isPresent()) {
-                    return found;
-                }
+        VictimSearch search = new VictimSearch(allocators, memory, snapshot, view, placement, pool, allowed, victims,
+                quota, requestClass, gate.now());
+        memory.follow(snapshot, view);
+        if (candidateNodes == 0 || !placement.needsGpu()) {
+            return search.among(usable); // exact: every lease of every usable card, every time
+        }
+        // A gang needs room for every member: never fewer than four candidate nodes per member.
+        int limit = placement.gangSize() > 1 ? Math.max(candidateNodes, 4 * placement.gangSize()) : candidateNodes;
+        Map<Integer, Integer> promised = new HashMap<>();
+        snapshot.promisedMilli().forEach((device, milli) -> {
+            int g = view.gpuIndex(device);
+            if (g >= 0) {
+                promised.put(g, milli);
             }
-            if (shortlisted) {
-                if (!gate.mayWiden()) {
-                    return Optional.empty();
-                }
-                gate.widened();
+        });
+        // Cumulative pages, four times larger each: first the nodes where policy named victims
+        // before and the least must be freed, then more of them, and every node last only if no
+        // page had a victim set (cards policy recently protected are left out throughout).
+        PreemptionShortlist ranked = PreemptionShortlist.rank(view, placement, usable, promised,
+                memory.history(requestClass, gate.now(), gate.every()));
+        boolean shortlisted = false;
+        for (int page = limit; ; page *= 4) {
+            BitSet shortlist = ranked.cheapest(page);
+            if (shortlist == null) {
+                break; // this page would hold every node: the whole pool below
+            }
+            if (shortlisted && !widen(gate)) {
+                return Optional.empty();
+            }
+            shortlisted = true;
+            Optional<Attempt> found = search.among(shortlist);
+            if (found.isPresent()) {
+                return found;
             }
         }
-        return preemption(snapshot, view, request, placement, pool, allowed, victims, quota, usable);
+        BitSet rest = ranked.all();
+        if (rest.isEmpty() || shortlisted && !widen(gate)) {
+            return Optional.empty();
+        }
+        return search.among(rest);
     }
 
-    /** Victims among the leases holding one of {@code gpus} (every lease of the pool when null). */
-    private Optional<Attempt> preemption(PoolSnapshot snapshot, CapacityView view, GpuRequest request,
-                                         PlacementRequest placement, String pool, List<String> allowed,
-                                         VictimSource victims, QuotaVerdict quota, BitSet gpus) {
-        Set<String> devices = null;
-        if (gpus != null) {
-            devices = new HashSet<>(gpus.cardinality() * 2);
-            for (int g = gpus.nextSetBit(0); g >= 0; g = gpus.nextSetBit(g + 1)) {
-                devices.add(view.deviceId(g));
-            }
+    private static boolean widen(WideningGate gate) {
+        if (!gate.mayWiden()) {
+            return false;
         }
-        List<PreemptionCandidate> ranked = victims.rank(allowed, pool, devices);
-        if (ranked.stream().noneMatch(c -> pool.equals(c.poolId()))) {
-            return Optional.empty();
-        }
-        // Lazy: the selector usually stops long before the end of a pool-wide candidate list.
-        Iterable<VictimCandidate> candidates = () -> ranked.stream().filter(c -> pool.equals(c.poolId()))
-                .map(c -> snapshot.lease(c.leaseId()).orElse(null))
-                .filter(l -> l != null && l.state() == LeaseState.ACTIVE)
-                .map(l -> SnapshotCapacity.victim(view, l)).iterator();
-        Optional<VictimSet> set = allocators.victimsFor(pool(snapshot, pool)).select(view, placement, candidates);
-        if (set.isEmpty() || set.get().isEmpty()) {
-            return Optional.empty();
-        }
-        Set<String> chosen = new HashSet<>(set.get().leaseIds());
-        return Optional.of(new Attempt.Preempt(pool, ranked.stream()
-                .filter(c -> pool.equals(c.poolId()) && chosen.contains(c.leaseId())).toList(), quota));
+        gate.widened();
+        return true;
     }
 
     static PlacementRequest placement(GpuRequest r, String pool) {

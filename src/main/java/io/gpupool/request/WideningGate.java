@@ -36,6 +36,15 @@ final class WideningGate {
         return last == null || !now.isBefore(last.plus(every));
     }
 
+    Instant now() {
+        return now;
+    }
+
+    /** The interval; also how long policy's answer about a card spares asking again ({@link PreemptionMemory}). */
+    Duration every() {
+        return every;
+    }
+
     /** The attempt searched the whole pool now. */
     void widened() {
         widened = true;

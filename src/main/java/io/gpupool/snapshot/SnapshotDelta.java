@@ -14,9 +14,13 @@ import java.util.Optional;
  * changed. Derived state (policy facts, the allocator's capacity view) replays these deltas onto
  * the result it derived for an earlier snapshot instead of rebuilding from the whole fleet.
  *
- * <p>Each delta links to its parent's, up to {@value #MAX_CHAIN} links, so a deriver that skipped a
- * few versions (a release, a heartbeat) can still catch up; past that, or across an inventory or
- * tenancy change, it rebuilds. The chain holds leases, never snapshots, so it keeps no fleet alive.
+ * <p>Each delta links to its parent's, so a deriver that skipped versions (a release, a
+ * heartbeat) can still catch up, from any of at least the last {@value #MAX_CHAIN} snapshots;
+ * from an older one, or across an inventory or tenancy change, it rebuilds. The chain is a sliding
+ * window: once it reaches twice that length, the newest {@value #MAX_CHAIN} links are copied into a
+ * fresh chain and the older ones dropped (a cut at a fixed depth instead would make every deriver
+ * that did not see the snapshot just before the cut rebuild, a ~40 ms stall every 256 commits). The
+ * chain holds leases, never snapshots, so it keeps no fleet alive.
  */
 public final class SnapshotDelta {
     static final int MAX_CHAIN = 256;
@@ -38,9 +42,39 @@ public final class SnapshotDelta {
         this.leasesAdded = List.copyOf(leasesAdded);
         this.inventoryChanged = inventoryChanged;
         this.tenancyChanged = tenancyChanged;
-        boolean link = parentDelta != null && parentDelta.depth < MAX_CHAIN;
-        this.previous = link ? parentDelta : null;
-        this.depth = link ? parentDelta.depth + 1 : 0;
+        if (parentDelta == null) {
+            this.previous = null;
+            this.depth = 0;
+        } else if (parentDelta.depth + 1 < 2 * MAX_CHAIN) {
+            this.previous = parentDelta;
+            this.depth = parentDelta.depth + 1;
+        } else {
+            this.previous = newest(parentDelta, MAX_CHAIN);
+            this.depth = previous.depth + 1;
+        }
+    }
+
+    private SnapshotDelta(SnapshotDelta original, SnapshotDelta previous) {
+        this.parentId = original.parentId;
+        this.leasesRemoved = original.leasesRemoved;
+        this.leasesAdded = original.leasesAdded;
+        this.inventoryChanged = original.inventoryChanged;
+        this.tenancyChanged = original.tenancyChanged;
+        this.previous = previous;
+        this.depth = previous == null ? 0 : previous.depth + 1;
+    }
+
+    /** A copy of the newest {@code keep} links of {@code delta}'s chain (it included). */
+    private static SnapshotDelta newest(SnapshotDelta delta, int keep) {
+        Deque<SnapshotDelta> path = new ArrayDeque<>(keep);
+        for (SnapshotDelta d = delta; d != null && path.size() < keep; d = d.previous) {
+            path.addFirst(d);
+        }
+        SnapshotDelta copy = null;
+        for (SnapshotDelta d : path) {
+            copy = new SnapshotDelta(d, copy);
+        }
+        return copy;
     }
 
     /** {@link PoolSnapshot#identity()} of the snapshot this one was built from; 0 when built from nothing. */

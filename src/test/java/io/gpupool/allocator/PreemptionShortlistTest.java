@@ -62,4 +62,53 @@ class PreemptionShortlistTest {
 
         assertThat(gpus.stream().mapToObj(view::deviceId)).containsExactly("half/gpu1");
     }
+
+    @Test
+    void aNodeWherePolicyNamedEnoughToFreeACardComesBeforeACheaperNodeWhereItDidNot() {
+        // light/gpu0 is cheapest (300 milli to free), but policy last named only 100 of them; on
+        // busy/gpu0 it named all 900: busy is where victims are.
+        VictimHistory history = history(java.util.Map.of(view.gpuIndex("light/gpu0"), 100,
+                view.gpuIndex("busy/gpu0"), 900), false);
+
+        BitSet gpus = PreemptionShortlist.rank(view, request().gpus(1).build(), null, java.util.Map.of(), history)
+                .cheapest(1);
+
+        assertThat(gpus.stream().mapToObj(view::deviceId)).containsExactlyInAnyOrder("busy/gpu0", "busy/gpu1");
+    }
+
+    @Test
+    void aCardPolicyRecentlyProtectedIsLeftOutEvenFromTheWholePool() {
+        // Policy named nothing on light/gpu0 and half/gpu0, recently; it was never asked about the rest.
+        VictimHistory history = history(java.util.Map.of(view.gpuIndex("light/gpu0"), 0,
+                view.gpuIndex("half/gpu0"), 0), true);
+
+        BitSet all = PreemptionShortlist.rank(view, request().gpus(1).build(), null, java.util.Map.of(), history).all();
+
+        assertThat(all.stream().mapToObj(view::deviceId)).containsExactlyInAnyOrder(
+                "busy/gpu0", "busy/gpu1", "light/gpu1", "half/gpu1");
+    }
+
+    @Test
+    void anOldAnswerProtectsNothing() {
+        VictimHistory history = history(java.util.Map.of(view.gpuIndex("light/gpu0"), 0), false);
+
+        BitSet all = PreemptionShortlist.rank(view, request().gpus(1).build(), null, java.util.Map.of(), history).all();
+
+        assertThat(all.cardinality()).isEqualTo(6);
+    }
+
+    /** Policy's earlier answers: milli named per GPU index (others never asked), all recent or all old. */
+    private static VictimHistory history(java.util.Map<Integer, Integer> named, boolean recent) {
+        return new VictimHistory() {
+            @Override
+            public int namedMilli(int gpu) {
+                return named.getOrDefault(gpu, -1);
+            }
+
+            @Override
+            public boolean recent(int gpu) {
+                return recent && named.containsKey(gpu);
+            }
+        };
+    }
 }

@@ -111,7 +111,8 @@ public final class DecisionPipelineBenchmark {
             CapacityView view = inputs.view(snapshot);
             Attempt attempt = planner.attempt(snapshot, view, request, eval, Set.of(), (pools, pool, devices) ->
                     DefaultPolicy.ENGINE.preempt(DefaultPolicy.POLICY, inputs.facts(snapshot), PolicyInputs.fact(request),
-                            pools, List.of(pool), devices).preemptionPlan(request.id()), WideningGate.always(now));
+                            pools, List.of(pool), devices).preemptionPlan(request.id()),
+                    WideningGate.of(request, true, now, java.time.Duration.ofSeconds(30))); // the service's default
             PoolSnapshotBuilder next = snapshot.toBuilder().version(snapshot.version() + 1).takenAt(now);
             String outcome;
             if (attempt instanceof Attempt.Placed p) {

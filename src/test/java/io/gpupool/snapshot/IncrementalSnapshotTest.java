@@ -54,6 +54,28 @@ class IncrementalSnapshotTest {
     }
 
     @Test
+    void aFollowerThatMissedSnapshotsCatchesUpFromAnyOfTheLast256HoweverLongTheChainGrew() {
+        PoolSnapshot fleet = new LeaseChurn(5).fleet();
+        Lease a = fleet.leases().values().iterator().next();
+        List<PoolSnapshot> chain = new java.util.ArrayList<>(List.of(fleet));
+        for (int step = 0; step < 1200; step++) { // lease changes only: each commit moves one deadline
+            Lease noticed = LeaseTransitions.notice(a, fleet.takenAt().plusSeconds(30 + step));
+            chain.add(chain.get(chain.size() - 1).toBuilder().lease(noticed).build());
+        }
+        for (int last = 2; last < chain.size(); last++) {
+            PoolSnapshot latest = chain.get(last);
+            for (int missed : new int[]{1, 2, 255}) {
+                if (last - missed - 1 >= 1) {
+                    int seen = last - missed - 1;
+                    assertThat(latest.delta().leaseChangesSince(chain.get(seen)))
+                            .as("snapshot %d seen, %d missed, at %d", seen, missed, last)
+                            .hasValueSatisfying(d -> assertThat(d).hasSize(missed + 1));
+                }
+            }
+        }
+    }
+
+    @Test
     void aLeaseAddedAndEndedInOneCommitLeavesNoTrace() {
         PoolSnapshot s = new LeaseChurn(4).fleet();
         Lease held = s.leases().values().iterator().next();

@@ -1,0 +1,149 @@
+package io.gpupool.request;
+
+import io.gpupool.allocator.CapacityView;
+import io.gpupool.allocator.VictimHistory;
+import io.gpupool.lease.DeviceShare;
+import io.gpupool.lease.Lease;
+import io.gpupool.policy.decision.QuotaStatus;
+import io.gpupool.snapshot.PoolSnapshot;
+import io.gpupool.snapshot.SnapshotDelta;
+import io.gpupool.snapshot.SnapshotFollower;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What policy answered in recent victim searches, card by card, kept by the writer so that requests
+ * alike do not each ask again about the same leases: at 20,000 leases a pool-wide preemption
+ * evaluation costs ~200 ms of the single writer (allocation.md, "Preemption at scale").
+ * <p>
+ * Per {@link RequestClass}, for each card policy was asked about: the milli-GPU held there by
+ * leases it named as victims, and when. The shortlist looks first where the named leases would
+ * make room, and skips a card where they would not for {@code gpupool.preemption.widen-every}
+ * after the answer. Any lease change on a card forgets what was learned about it (followed from
+ * the snapshots' deltas); a snapshot that does not descend from the last one (a rebuild, a
+ * rolled-back batch) or a new inventory layout forgets everything.
+ * <p>
+ * The trade-off: a card whose leases policy would name only later without any lease change on it
+ * (a lease ageing past a minimum runtime, a tenant's quota standing changing, a rule reading the
+ * tenant of the request, since classes do not include it) is searched again at most that interval
+ * later. The request waits in the queue meanwhile and its retries search again: a preemption is
+ * deferred, never lost. In exchange, when almost nobody is preemptible a request costs a
+ * shortlist ranking instead of a pool-wide evaluation.
+ * <p>
+ * Bounded (the least recently used classes are dropped); empty after a restart, which costs one
+ * search per class. Synchronized: the writer is its only user, but dry-runs may share the planner.
+ */
+final class PreemptionMemory {
+    /** Requests policy treats alike as preemptors in one pool, as far as the service can tell. */
+    record RequestClass(String pool, String policyVersion, int priority, QuotaStatus quota) {
+    }
+
+    private static final int MAX_CLASSES = 64;
+
+    /** Per card, indexed like the view's GPUs: named milli (-1 = unknown) and when it was asked. */
+    private static final class Cards {
+        final int[] namedMilli;
+        final long[] askedAtMillis;
+
+        Cards(int gpus) {
+            namedMilli = new int[gpus];
+            askedAtMillis = new long[gpus];
+            Arrays.fill(namedMilli, -1);
+        }
+    }
+
+    private final Map<RequestClass, Cards> byClass = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<RequestClass, Cards> eldest) {
+            return size() > MAX_CLASSES;
+        }
+    };
+    private final Follower follower = new Follower();
+    private CapacityView view;
+
+    /** Moves to {@code snapshot} and its capacity view, forgetting the cards whose leases changed. */
+    synchronized void follow(PoolSnapshot snapshot, CapacityView view) {
+        if (this.view == null || view.lineage() != this.view.lineage()) {
+            byClass.clear();
+        }
+        this.view = view;
+        follower.of(snapshot);
+    }
+
+    /** What policy said about each card for this class; answers younger than {@code every} count as recent. */
+    synchronized VictimHistory history(RequestClass requestClass, Instant now, Duration every) {
+        Cards cards = byClass.get(requestClass);
+        if (cards == null) {
+            return VictimHistory.NONE;
+        }
+        long since = now.minus(every).toEpochMilli();
+        int[] named = cards.namedMilli.clone();
+        long[] askedAt = cards.askedAtMillis.clone();
+        return new VictimHistory() {
+            @Override
+            public int namedMilli(int gpu) {
+                return named[gpu];
+            }
+
+            @Override
+            public boolean recent(int gpu) {
+                return askedAt[gpu] > since;
+            }
+        };
+    }
+
+    /** Policy was asked about the leases on {@code asked} (GPU indexes) at {@code now} and named {@code victims}. */
+    synchronized void learned(RequestClass requestClass, BitSet asked, List<Lease> victims, Instant now) {
+        Cards cards = byClass.computeIfAbsent(requestClass, c -> new Cards(view.gpuCount()));
+        long at = now.toEpochMilli();
+        for (int g = asked.nextSetBit(0); g >= 0; g = asked.nextSetBit(g + 1)) {
+            cards.namedMilli[g] = 0;
+            cards.askedAtMillis[g] = at;
+        }
+        for (Lease victim : victims) {
+            for (DeviceShare share : victim.shares()) {
+                int g = view.gpuIndex(share.deviceId());
+                if (g >= 0 && asked.get(g)) {
+                    cards.namedMilli[g] += share.milli();
+                }
+            }
+        }
+    }
+
+    private final class Follower extends SnapshotFollower<Boolean> {
+        @Override
+        protected Boolean rebuild(PoolSnapshot snapshot) {
+            byClass.clear();
+            return true;
+        }
+
+        @Override
+        protected Boolean advance(PoolSnapshot snapshot, List<SnapshotDelta> deltas) {
+            if (byClass.isEmpty()) {
+                return true;
+            }
+            for (SnapshotDelta delta : deltas) {
+                delta.leasesRemoved().forEach(PreemptionMemory.this::forget);
+                delta.leasesAdded().forEach(PreemptionMemory.this::forget);
+            }
+            return true;
+        }
+    }
+
+    private void forget(Lease lease) {
+        for (DeviceShare share : lease.shares()) {
+            int g = view.gpuIndex(share.deviceId());
+            if (g >= 0) {
+                for (Cards cards : byClass.values()) {
+                    cards.namedMilli[g] = -1;
+                }
+            }
+        }
+    }
+}

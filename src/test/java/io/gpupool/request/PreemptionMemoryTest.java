@@ -1,0 +1,89 @@
+package io.gpupool.request;
+
+import io.gpupool.inventory.ShareMode;
+import io.gpupool.lease.DeviceShare;
+import io.gpupool.lease.Lease;
+import io.gpupool.lease.LeaseState;
+import io.gpupool.lease.LeaseTransitions;
+import io.gpupool.lease.WorkloadKind;
+import io.gpupool.policy.DefaultPolicy;
+import io.gpupool.policy.fact.SnapshotFacts;
+import io.gpupool.snapshot.PoolSnapshot;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+import static io.gpupool.request.TrainingPool.NOW;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * When policy protects a card's leases, requests alike do not ask it again about that card for the
+ * widening interval (30 s): a burst of requests that can preempt nobody costs one evaluation, not
+ * one each. A later answer, or any lease change on the card, and the card is asked about again.
+ * Pool: two one-card nodes, "pinned" (a lease that is not preemptible) and "young" (a best-effort
+ * lease five minutes old: under the ten-minute minimum runtime); a shortlist of one node.
+ */
+class PreemptionMemoryTest {
+    private final RequestPlanner planner = new RequestPlanner(new Allocators(), 1);
+    private final PolicyInputs inputs = new PolicyInputs(); // as the writer's: one capacity layout throughout
+    private final PoolSnapshot pool = new TrainingPool(8)
+            .node("pinned", 1, "H100", ShareMode.EXCLUSIVE)
+            .lease("pinned-lease", "pinned-gpu0", 1000, WorkloadKind.TRAINING, 10, false, null, 3600)
+            .node("young", 1, "H100", ShareMode.EXCLUSIVE)
+            .lease("young-lease", "young-gpu0", 1000, WorkloadKind.EXPERIMENT, 10, true, null, 300)
+            .build();
+
+    @Test
+    void aSecondRequestWithinTheIntervalDoesNotAskAboutCardsPolicyJustProtected() {
+        assertThat(askedFor("first", pool, NOW)).containsExactly("pinned-gpu0", "young-gpu0");
+
+        assertThat(askedFor("second", pool, NOW.plusSeconds(10))).as("both cards protected 10 s ago").isEmpty();
+    }
+
+    @Test
+    void afterTheIntervalTheCardsAreAskedAboutAgain() {
+        askedFor("first", pool, NOW);
+
+        assertThat(askedFor("later", pool, NOW.plusSeconds(31))).containsExactly("pinned-gpu0", "young-gpu0");
+    }
+
+    @Test
+    void aLeaseChangeOnACardForgetsWhatPolicySaidAboutIt() {
+        // The young lease ends; a newcomer takes its card (itself only seconds old: protected too).
+        askedFor("first", pool, NOW);
+        Lease young = pool.lease("young-lease").orElseThrow();
+        PoolSnapshot replaced = pool.toBuilder().version(2).lease(LeaseTransitions.end(young, LeaseState.RELEASED))
+                .lease(new Lease("newcomer", "req-newcomer", "speech", "training", WorkloadKind.EXPERIMENT, 10, true,
+                        false, null, LeaseState.ACTIVE, List.of(new DeviceShare("young-gpu0", 1000, null)),
+                        NOW.minusSeconds(5), null, NOW, null))
+                .build();
+
+        assertThat(askedFor("second", replaced, NOW.plusSeconds(10))).containsExactly("young-gpu0");
+    }
+
+    /** Places a new whole-GPU request of "vision" on {@code snapshot} at {@code now}; the cards policy was asked about. */
+    private Set<String> askedFor(String id, PoolSnapshot snapshot, Instant now) {
+        GpuRequest request = TrainingPool.wholeGpu(id, List.of(), 0, null);
+        SnapshotFacts facts = inputs.facts(snapshot);
+        VictimSource policy = TrainingPool.defaultPolicy(facts, request);
+        Set<String> asked = new TreeSet<>();
+        List<String> named = new ArrayList<>();
+        VictimSource recording = (pools, p, devices) -> {
+            asked.addAll(devices);
+            var ranked = policy.rank(pools, p, devices);
+            ranked.forEach(c -> named.add(c.leaseId()));
+            return ranked;
+        };
+        Attempt attempt = planner.attempt(snapshot, inputs.view(snapshot), request,
+                DefaultPolicy.ENGINE.admit(DefaultPolicy.POLICY, facts, PolicyInputs.fact(request)), Set.of(),
+                recording, WideningGate.of(request, true, now, Duration.ofSeconds(30)));
+        assertThat(attempt).as("nobody may be preempted").isInstanceOf(Attempt.Pending.class);
+        assertThat(named).as("policy names nobody").isEmpty();
+        return asked;
+    }
+}
