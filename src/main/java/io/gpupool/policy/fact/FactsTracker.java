@@ -58,7 +58,8 @@ public final class FactsTracker extends SnapshotFollower<SnapshotFacts> {
                 usage.put(id, ledger.rowsFor(t, snapshot));
             }
         }
-        return new SnapshotFacts(snapshot, tenants, usage, pools.summarise(snapshot, tenants, usage), leaseFacts);
+        return new SnapshotFacts(snapshot, tenants, usage,
+                pools.summarise(snapshot, tenants, previous().usageByTenant(), usage, touched), leaseFacts);
     }
 
     private void count(Lease lease, int sign, PoolSnapshot snapshot, Set<String> touched) {

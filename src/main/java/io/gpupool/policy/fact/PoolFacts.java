@@ -7,6 +7,7 @@ import io.gpupool.pool.Pool;
 import io.gpupool.snapshot.PoolSnapshot;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +19,8 @@ import java.util.Map;
  */
 final class PoolFacts {
     private final Map<String, Totals> byPool = new HashMap<>();
+    /** Per pool: what tenants lend and borrow, kept current from their usage rows. */
+    private final Map<String, Lending> lending = new HashMap<>();
 
     static PoolFacts of(PoolSnapshot snapshot) {
         PoolFacts facts = new PoolFacts();
@@ -47,9 +50,35 @@ final class PoolFacts {
         }
     }
 
+    /** The pool facts, lending counted afresh from every tenant's usage rows. */
     List<PoolFact> summarise(PoolSnapshot snapshot, Map<String, TenantFact> tenants,
                              Map<String, List<TenantUsageFact>> usageByTenant) {
-        Map<String, Lending> lending = lending(tenants, usageByTenant);
+        lending.clear();
+        for (TenantFact tenant : tenants.values()) {
+            count(tenant, usageByTenant.get(tenant.tenantId()), 1);
+        }
+        return facts(snapshot);
+    }
+
+    /**
+     * The pool facts after only the {@code touched} tenants' usage rows changed, from {@code before}
+     * to {@code after}: their old rows' lending taken out, the new ones' put in (at 220 tenants,
+     * recounting every row on each commit cost more than the rest of the facts' update).
+     */
+    List<PoolFact> summarise(PoolSnapshot snapshot, Map<String, TenantFact> tenants,
+                             Map<String, List<TenantUsageFact>> before, Map<String, List<TenantUsageFact>> after,
+                             Collection<String> touched) {
+        for (String id : touched) {
+            TenantFact tenant = tenants.get(id);
+            if (tenant != null) {
+                count(tenant, before.get(id), -1);
+                count(tenant, after.get(id), 1);
+            }
+        }
+        return facts(snapshot);
+    }
+
+    private List<PoolFact> facts(PoolSnapshot snapshot) {
         List<PoolFact> facts = new ArrayList<>();
         for (Pool p : snapshot.pools().values()) {
             Totals t = byPool.getOrDefault(p.id(), new Totals());
@@ -64,25 +93,23 @@ final class PoolFacts {
         return d.poolId() != null && d.health().schedulable();
     }
 
-    /** Per pool, in one pass over the tenants' all-models usage rows. */
-    private static Map<String, Lending> lending(Map<String, TenantFact> tenants,
-                                               Map<String, List<TenantUsageFact>> usageByTenant) {
-        Map<String, Lending> byPool = new HashMap<>();
-        for (TenantFact tenant : tenants.values()) {
-            for (TenantUsageFact u : usageByTenant.getOrDefault(tenant.tenantId(), List.of())) {
-                if (!u.isAnyModel()) {
-                    continue;
-                }
-                Lending l = byPool.computeIfAbsent(u.poolId(), k -> new Lending());
-                l.borrowed += u.borrowedMilli();
-                // Organisations lend; teams' guarantees are carved out of their org's, so counting them would double it.
-                if (tenant.isOrganisation()) {
-                    l.lendable += u.lendableMilli();
-                    l.guaranteedToOrgs += u.guaranteedMilli();
-                }
+    /** Adds ({@code sign} 1) or takes out (-1) what one tenant's all-models usage rows lend and borrow. */
+    private void count(TenantFact tenant, List<TenantUsageFact> rows, int sign) {
+        if (rows == null) {
+            return;
+        }
+        for (TenantUsageFact u : rows) {
+            if (!u.isAnyModel()) {
+                continue;
+            }
+            Lending l = lending.computeIfAbsent(u.poolId(), k -> new Lending());
+            l.borrowed += sign * u.borrowedMilli();
+            // Organisations lend; teams' guarantees are carved out of their org's, so counting them would double it.
+            if (tenant.isOrganisation()) {
+                l.lendable += sign * u.lendableMilli();
+                l.guaranteedToOrgs += sign * u.guaranteedMilli();
             }
         }
-        return byPool;
     }
 
     private static final class Lending {
