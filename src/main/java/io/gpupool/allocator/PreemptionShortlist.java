@@ -3,6 +3,7 @@ package io.gpupool.allocator;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Map;
+import java.util.function.IntUnaryOperator;
 
 /**
  * The nodes where the least capacity must be freed for one member of a request: the first place to
@@ -26,7 +27,7 @@ public final class PreemptionShortlist {
     private final CapacityView view;
     private final PlacementRequest member;
     private final BitSet usable;
-    private final Map<Integer, Integer> promised;
+    private final IntUnaryOperator promised;
     private final VictimHistory history;
     private final int perGpu;
     /** A card's sort key: not-known-freeable in this bit, milli to free (at most 1000) below it. */
@@ -35,7 +36,7 @@ public final class PreemptionShortlist {
     private final long[] ranked;
 
     private PreemptionShortlist(CapacityView view, PlacementRequest request, BitSet usable,
-                                Map<Integer, Integer> promised, VictimHistory history) {
+                                IntUnaryOperator promised, VictimHistory history) {
         this.view = view;
         this.member = request.singleMember();
         this.usable = usable;
@@ -73,20 +74,20 @@ public final class PreemptionShortlist {
 
     /**
      * Ranks the nodes once for a request. {@code usable}: the GPUs it could use (null: every GPU of
-     * its pools). {@code promised}: milli-GPU per GPU index held by leases already under a preemption
+     * its pools). {@code promised}: milli-GPU of a GPU index held by leases already under a preemption
      * notice — promised to another request, so a card that cannot host the member without them is
      * left out (else the cheapest nodes would be the ones just preempted, again and again).
      * {@code history}: what policy said about each card before, for requests like this one.
      */
     public static PreemptionShortlist rank(CapacityView view, PlacementRequest request, BitSet usable,
-                                           Map<Integer, Integer> promised, VictimHistory history) {
+                                           IntUnaryOperator promised, VictimHistory history) {
         return new PreemptionShortlist(view, request, usable, promised, history);
     }
 
     /** {@code rank(...).cheapest(limit)}, knowing nothing of policy's earlier answers. */
     public static BitSet of(CapacityView view, PlacementRequest request, BitSet usable, int limit,
                             Map<Integer, Integer> promised) {
-        return rank(view, request, usable, promised, VictimHistory.NONE).cheapest(limit);
+        return rank(view, request, usable, g -> promised.getOrDefault(g, 0), VictimHistory.NONE).cheapest(limit);
     }
 
     /** The counted GPUs on the {@code limit} cheapest nodes, or null when at most {@code limit} nodes have any. */
@@ -104,6 +105,18 @@ public final class PreemptionShortlist {
             }
         }
         return shortlisted;
+    }
+
+    /**
+     * How many nodes lead the ranking whose cards for one member are all known freeable: policy
+     * named enough on each when last asked. A small first page of those usually holds a victim set.
+     */
+    public int knownFreeable() {
+        int known = 0;
+        while (known < ranked.length && (ranked[known] >>> 32) < UNKNOWN) {
+            known++;
+        }
+        return known;
     }
 
     /** The counted GPUs on every ranked node: all the cards where a victim search may still find room. */
@@ -126,7 +139,7 @@ public final class PreemptionShortlist {
      */
     private boolean counts(int g) {
         boolean usableCard = usable == null ? view.inPools(g, member.pools()) : usable.get(g);
-        if (!usableCard || PlacementRequest.WHOLE - promised.getOrDefault(g, 0) < perGpu) {
+        if (!usableCard || PlacementRequest.WHOLE - promised.applyAsInt(g) < perGpu) {
             return false;
         }
         int named = history.namedMilli(g);

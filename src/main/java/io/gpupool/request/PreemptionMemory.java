@@ -4,6 +4,7 @@ import io.gpupool.allocator.CapacityView;
 import io.gpupool.allocator.VictimHistory;
 import io.gpupool.lease.DeviceShare;
 import io.gpupool.lease.Lease;
+import io.gpupool.lease.LeaseState;
 import io.gpupool.policy.decision.QuotaStatus;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.snapshot.SnapshotDelta;
@@ -37,7 +38,7 @@ import java.util.Map;
  * shortlist ranking instead of a pool-wide evaluation.
  * <p>
  * Bounded (the least recently used classes are dropped); empty after a restart, which costs one
- * search per class. Synchronized: the writer is its only user, but dry-runs may share the planner.
+ * search per class. Single-threaded, like {@link PolicyInputs}: the writer owns it.
  */
 final class PreemptionMemory {
     /** Requests policy treats alike as preemptors in one pool, as far as the service can tell. */
@@ -64,27 +65,39 @@ final class PreemptionMemory {
             return size() > MAX_CLASSES;
         }
     };
-    private final Follower follower = new Follower();
+    private Follower follower = new Follower();
     private CapacityView view;
+    /** Milli-GPU per GPU index held by leases under notice (promised to the requests they were preempted for). */
+    private int[] promised = new int[0];
 
     /** Moves to {@code snapshot} and its capacity view, forgetting the cards whose leases changed. */
-    synchronized void follow(PoolSnapshot snapshot, CapacityView view) {
+    void follow(PoolSnapshot snapshot, CapacityView view) {
         if (this.view == null || view.lineage() != this.view.lineage()) {
-            byClass.clear();
+            follower = new Follower(); // indexes of another layout: start over
         }
         this.view = view;
         follower.of(snapshot);
     }
 
+    /**
+     * Milli-GPU of card {@code gpu} held by leases under notice in the snapshot last followed: the
+     * snapshot's own index, kept by GPU index from the deltas (reading the snapshot's persistent map
+     * for every card on every search cost more than the search's ranking).
+     */
+    int promisedMilli(int gpu) {
+        return promised[gpu];
+    }
+
     /** What policy said about each card for this class; answers younger than {@code every} count as recent. */
-    synchronized VictimHistory history(RequestClass requestClass, Instant now, Duration every) {
+    VictimHistory history(RequestClass requestClass, Instant now, Duration every) {
         Cards cards = byClass.get(requestClass);
         if (cards == null) {
             return VictimHistory.NONE;
         }
         long since = now.minus(every).toEpochMilli();
-        int[] named = cards.namedMilli.clone();
-        long[] askedAt = cards.askedAtMillis.clone();
+        // Live, not a copy: what a search learns on its first pages already spares its later ones.
+        int[] named = cards.namedMilli;
+        long[] askedAt = cards.askedAtMillis;
         return new VictimHistory() {
             @Override
             public int namedMilli(int gpu) {
@@ -99,7 +112,7 @@ final class PreemptionMemory {
     }
 
     /** Policy was asked about the leases on {@code asked} (GPU indexes) at {@code now} and named {@code victims}. */
-    synchronized void learned(RequestClass requestClass, BitSet asked, List<Lease> victims, Instant now) {
+    void learned(RequestClass requestClass, BitSet asked, List<Lease> victims, Instant now) {
         Cards cards = byClass.computeIfAbsent(requestClass, c -> new Cards(view.gpuCount()));
         long at = now.toEpochMilli();
         for (int g = asked.nextSetBit(0); g >= 0; g = asked.nextSetBit(g + 1)) {
@@ -120,29 +133,38 @@ final class PreemptionMemory {
         @Override
         protected Boolean rebuild(PoolSnapshot snapshot) {
             byClass.clear();
+            promised = new int[view.gpuCount()];
+            snapshot.promisedMilli().forEach((device, milli) -> {
+                int g = view.gpuIndex(device);
+                if (g >= 0) {
+                    promised[g] = milli;
+                }
+            });
             return true;
         }
 
         @Override
         protected Boolean advance(PoolSnapshot snapshot, List<SnapshotDelta> deltas) {
-            if (byClass.isEmpty()) {
-                return true;
-            }
             for (SnapshotDelta delta : deltas) {
-                delta.leasesRemoved().forEach(PreemptionMemory.this::forget);
-                delta.leasesAdded().forEach(PreemptionMemory.this::forget);
+                delta.leasesRemoved().forEach(lease -> changed(lease, -1));
+                delta.leasesAdded().forEach(lease -> changed(lease, 1));
             }
             return true;
         }
     }
 
-    private void forget(Lease lease) {
+    /** A lease that left ({@code sign} -1) or joined (1) the snapshot: its cards' answers are stale. */
+    private void changed(Lease lease, int sign) {
         for (DeviceShare share : lease.shares()) {
             int g = view.gpuIndex(share.deviceId());
-            if (g >= 0) {
-                for (Cards cards : byClass.values()) {
-                    cards.namedMilli[g] = -1;
-                }
+            if (g < 0) {
+                continue;
+            }
+            if (lease.state() == LeaseState.PREEMPTING) {
+                promised[g] += sign * share.milli();
+            }
+            for (Cards cards : byClass.values()) {
+                cards.namedMilli[g] = -1;
             }
         }
     }

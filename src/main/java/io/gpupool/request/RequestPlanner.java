@@ -6,15 +6,9 @@ import io.gpupool.allocator.NoFitReason;
 import io.gpupool.allocator.PlacementPlan;
 import io.gpupool.allocator.PlacementRequest;
 import io.gpupool.allocator.PreemptionShortlist;
-import io.gpupool.allocator.SnapshotCapacity;
 import io.gpupool.allocator.Topology;
 import io.gpupool.allocator.TopologyScope;
-import io.gpupool.allocator.VictimCandidate;
-import io.gpupool.allocator.VictimSet;
-import io.gpupool.lease.Lease;
-import io.gpupool.lease.LeaseState;
 import io.gpupool.policy.decision.AdmissionDecision;
-import io.gpupool.policy.decision.PreemptionCandidate;
 import io.gpupool.policy.decision.QuotaStatus;
 import io.gpupool.policy.decision.QuotaVerdict;
 import io.gpupool.policy.engine.Evaluation;
@@ -23,8 +17,6 @@ import io.gpupool.snapshot.PoolSnapshot;
 
 import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -147,25 +139,20 @@ final class RequestPlanner {
         }
         // A gang needs room for every member: never fewer than four candidate nodes per member.
         int limit = placement.gangSize() > 1 ? Math.max(candidateNodes, 4 * placement.gangSize()) : candidateNodes;
-        Map<Integer, Integer> promised = new HashMap<>();
-        snapshot.promisedMilli().forEach((device, milli) -> {
-            int g = view.gpuIndex(device);
-            if (g >= 0) {
-                promised.put(g, milli);
-            }
-        });
         // Cumulative pages, four times larger each: first the nodes where policy named victims
         // before and the least must be freed, then more of them, and every node last only if no
         // page had a victim set (cards policy recently protected are left out throughout).
-        PreemptionShortlist ranked = PreemptionShortlist.rank(view, placement, usable, promised,
+        PreemptionShortlist ranked = PreemptionShortlist.rank(view, placement, usable, memory::promisedMilli,
                 memory.history(requestClass, gate.now(), gate.every()));
+        // Where policy named enough before, a quarter of the shortlist (at least one node) first.
+        int known = Math.min(ranked.knownFreeable(), Math.max(1, limit / 4));
         boolean shortlisted = false;
-        for (int page = limit; ; page *= 4) {
+        for (int page = known > 0 ? known : limit; ; page = page < limit ? limit : page * 4) {
             BitSet shortlist = ranked.cheapest(page);
             if (shortlist == null) {
                 break; // this page would hold every node: the whole pool below
             }
-            if (shortlisted && !widen(gate)) {
+            if (page > limit && !widen(gate)) {
                 return Optional.empty();
             }
             shortlisted = true;

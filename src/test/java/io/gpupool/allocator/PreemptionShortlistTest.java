@@ -70,7 +70,7 @@ class PreemptionShortlistTest {
         VictimHistory history = history(java.util.Map.of(view.gpuIndex("light/gpu0"), 100,
                 view.gpuIndex("busy/gpu0"), 900), false);
 
-        BitSet gpus = PreemptionShortlist.rank(view, request().gpus(1).build(), null, java.util.Map.of(), history)
+        BitSet gpus = PreemptionShortlist.rank(view, request().gpus(1).build(), null, g -> 0, history)
                 .cheapest(1);
 
         assertThat(gpus.stream().mapToObj(view::deviceId)).containsExactlyInAnyOrder("busy/gpu0", "busy/gpu1");
@@ -82,7 +82,7 @@ class PreemptionShortlistTest {
         VictimHistory history = history(java.util.Map.of(view.gpuIndex("light/gpu0"), 0,
                 view.gpuIndex("half/gpu0"), 0), true);
 
-        BitSet all = PreemptionShortlist.rank(view, request().gpus(1).build(), null, java.util.Map.of(), history).all();
+        BitSet all = PreemptionShortlist.rank(view, request().gpus(1).build(), null, g -> 0, history).all();
 
         assertThat(all.stream().mapToObj(view::deviceId)).containsExactlyInAnyOrder(
                 "busy/gpu0", "busy/gpu1", "light/gpu1", "half/gpu1");
@@ -92,7 +92,7 @@ class PreemptionShortlistTest {
     void anOldAnswerProtectsNothing() {
         VictimHistory history = history(java.util.Map.of(view.gpuIndex("light/gpu0"), 0), false);
 
-        BitSet all = PreemptionShortlist.rank(view, request().gpus(1).build(), null, java.util.Map.of(), history).all();
+        BitSet all = PreemptionShortlist.rank(view, request().gpus(1).build(), null, g -> 0, history).all();
 
         assertThat(all.cardinality()).isEqualTo(6);
     }

@@ -66,6 +66,26 @@ class PreemptionMemoryTest {
         assertThat(askedFor("second", replaced, NOW.plusSeconds(10))).containsExactly("young-gpu0");
     }
 
+    @Test
+    void theCapacityPromisedByLeasesUnderNoticeFollowsEveryCommit() {
+        io.gpupool.testing.LeaseChurn churn = new io.gpupool.testing.LeaseChurn(21);
+        PreemptionMemory memory = new PreemptionMemory();
+        PolicyInputs churnInputs = new PolicyInputs();
+        PoolSnapshot s = churn.fleet();
+        for (int step = 0; step < 300; step++) {
+            s = churn.step(s);
+            if (step % 3 == 0) { // a follower that skips snapshots catches up from the deltas
+                continue;
+            }
+            var view = churnInputs.view(s);
+            memory.follow(s, view);
+            for (int g = 0; g < view.gpuCount(); g++) {
+                assertThat(memory.promisedMilli(g)).as("%s at step %d", view.deviceId(g), step)
+                        .isEqualTo(s.promisedMilli().getOrDefault(view.deviceId(g), 0));
+            }
+        }
+    }
+
     /** Places a new whole-GPU request of "vision" on {@code snapshot} at {@code now}; the cards policy was asked about. */
     private Set<String> askedFor(String id, PoolSnapshot snapshot, Instant now) {
         GpuRequest request = TrainingPool.wholeGpu(id, List.of(), 0, null);
