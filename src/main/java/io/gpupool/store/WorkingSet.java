@@ -5,6 +5,7 @@ import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Value;
 import io.micronaut.transaction.TransactionOperations;
 import jakarta.annotation.PostConstruct;
+import jakarta.inject.Inject;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,6 +46,7 @@ public class WorkingSet {
     private final TransactionOperations<Connection> tx;
     private final Clock clock;
     private final int maxBatch;
+    private final WriterLock lock;
     // Not fair: order comes from the queue, and a caller that finds the lock free may lead at once.
     private final ReentrantLock writer = new ReentrantLock();
     private final Queue<PendingWrite<?>> queue = new ConcurrentLinkedQueue<>();
@@ -53,8 +55,9 @@ public class WorkingSet {
     private volatile long committedBatches; // written under writer only
     private WriteBatch running; // guarded by writer: the batch the lock holder is applying
 
+    @Inject
     WorkingSet(PoolStore store, TransactionOperations<Connection> tx, Clock clock,
-               @Value("${gpupool.writer.max-batch:64}") int maxBatch) {
+               @Value("${gpupool.writer.max-batch:64}") int maxBatch, WriterLock lock) {
         if (maxBatch < 1) {
             throw new IllegalArgumentException("gpupool.writer.max-batch must be at least 1, was " + maxBatch);
         }
@@ -62,10 +65,17 @@ public class WorkingSet {
         this.tx = tx;
         this.clock = clock;
         this.maxBatch = maxBatch;
+        this.lock = lock;
+    }
+
+    /** A second working set in a process that already is the database's writer (tests). */
+    WorkingSet(PoolStore store, TransactionOperations<Connection> tx, Clock clock, int maxBatch) {
+        this(store, tx, clock, maxBatch, WriterLock.none());
     }
 
     @PostConstruct
     void loadFromDatabase() {
+        lock.acquire(); // before reading: the state loaded must be the last writer's final one
         long start = System.nanoTime();
         PoolSnapshot loaded = tx.executeRead(status -> store.load(1, clock.instant()));
         current.set(loaded);
@@ -94,6 +104,7 @@ public class WorkingSet {
         if (writer.isHeldByCurrentThread()) {
             return running.nested(mutation);
         }
+        lock.ensureHeld();
         if (tx.findTransactionStatus().isPresent()) {
             // The batch commits in a transaction of its own; joining the caller's would publish
             // snapshots before the caller's transaction decides whether they exist.

@@ -1,0 +1,193 @@
+package io.gpupool.store;
+
+import io.gpupool.problem.ProblemException;
+import io.micronaut.context.annotation.Value;
+import jakarta.annotation.PreDestroy;
+import jakarta.inject.Singleton;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One writer per database. The working set keeps the pool in memory and trusts it (architecture.md,
+ * "Memory and database"): a second instance writing the same database would book GPUs the first
+ * believes free. So on PostgreSQL the writer holds a session-level advisory lock on a connection of
+ * its own for its whole life; a second instance waits up to {@code gpupool.writer.lock-wait} for
+ * it (a rolling restart: the old instance stops, the new one takes over and loads the committed
+ * state) and then refuses to start, naming the holder. The lock goes when the holder's connection
+ * does, including on {@code kill -9}. Every {@code check} interval the holder verifies it still has
+ * it; if the connection was lost (a database restart, a network cut), another instance may take
+ * over, so this one stops writing at once: every write answers 503 and {@code /health} reports DOWN
+ * until it is restarted. Writes within one check interval of the loss are not fenced; the database
+ * then still holds each of them in a transaction of its own.
+ * <p>
+ * On H2 the database file is locked by H2 itself (a second process cannot open it), so no lock is
+ * taken here.
+ */
+@Singleton
+public class WriterLock {
+    private static final Logger LOG = LoggerFactory.getLogger(WriterLock.class);
+    /** "gpupool" in ASCII: the advisory lock key, the same for every instance of this service. */
+    static final long KEY = 0x67707570_6f6f6cL;
+
+    private final String url;
+    private final String user;
+    private final String password;
+    private final Duration wait;
+    private final Duration check;
+    private Connection connection;
+    private ScheduledExecutorService watchdog;
+    private volatile String lost;
+
+    public WriterLock(@Value("${datasources.default.url}") String url,
+                      @Value("${datasources.default.username:}") String user,
+                      @Value("${datasources.default.password:}") String password,
+                      @Value("${gpupool.writer.lock-wait:30s}") Duration wait,
+                      @Value("${gpupool.writer.lock-check:5s}") Duration check) {
+        this.url = url;
+        this.user = user;
+        this.password = password;
+        this.wait = wait;
+        this.check = check;
+    }
+
+    /** Takes the lock (waiting up to the configured time), or throws naming who holds it. */
+    public synchronized void acquire() {
+        if (connection != null || !url.startsWith("jdbc:postgresql:")) {
+            return;
+        }
+        long deadline = System.nanoTime() + wait.toNanos();
+        try {
+            Connection c = connect();
+            long nextLog = 0;
+            while (!tryLock(c)) {
+                String holder = holder(c);
+                if (System.nanoTime() >= deadline) {
+                    c.close();
+                    throw new IllegalStateException("Another gpupool instance is the writer for this database ("
+                            + holder + "); waited " + wait + " (gpupool.writer.lock-wait). Stop it, or point this "
+                            + "instance at another database: two writers would book the same GPUs.");
+                }
+                if (System.nanoTime() >= nextLog) {
+                    LOG.warn("Waiting to become the writer: {} holds the lock", holder);
+                    nextLog = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                }
+                Thread.sleep(250);
+            }
+            connection = c;
+        } catch (SQLException e) {
+            throw new IllegalStateException("Could not take the writer lock: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while waiting for the writer lock", e);
+        }
+        LOG.info("Writer lock taken (PostgreSQL advisory lock {})", KEY);
+        watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "writer-lock-check");
+            t.setDaemon(true);
+            return t;
+        });
+        watchdog.scheduleWithFixedDelay(this::verify, check.toMillis(), check.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Throws 503 once the lock was lost: this instance must not write any more. */
+    public void ensureHeld() {
+        String reason = lost;
+        if (reason != null) {
+            throw new ProblemException(503, "Not the writer", "This instance lost the writer lock (" + reason
+                    + ") and no longer writes; restart it to take the lock again and reload the committed state.",
+                    List.of());
+        }
+    }
+
+    /** Null while this instance may write; else why it may not. */
+    public String lostReason() {
+        return lost;
+    }
+
+    private void verify() {
+        try (PreparedStatement s = connection.prepareStatement("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
+                + " AND pid = pg_backend_pid() AND granted AND classid::bigint = ? AND objid::bigint = ?")) {
+            s.setLong(1, KEY >>> 32);
+            s.setLong(2, KEY & 0xffffffffL);
+            try (ResultSet rs = s.executeQuery()) {
+                if (rs.next() && rs.getInt(1) > 0) {
+                    return;
+                }
+            }
+            fence("the database no longer shows it held");
+        } catch (SQLException e) {
+            fence("its connection failed: " + e.getMessage());
+        }
+    }
+
+    private void fence(String reason) {
+        if (lost == null) {
+            lost = reason;
+            LOG.error("Writer lock lost ({}): refusing every write from now on; restart this instance", reason);
+            watchdog.shutdown();
+        }
+    }
+
+    private Connection connect() throws SQLException {
+        Properties p = new Properties();
+        p.setProperty("user", user);
+        p.setProperty("password", password);
+        p.setProperty("ApplicationName", "gpupool writer lock");
+        return DriverManager.getConnection(url, p);
+    }
+
+    private static boolean tryLock(Connection c) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT pg_try_advisory_lock(?)")) {
+            s.setLong(1, KEY);
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
+    }
+
+    /** Who holds the lock, as PostgreSQL sees it. */
+    private static String holder(Connection c) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT a.pid, a.client_addr, a.backend_start FROM pg_locks l"
+                + " JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted"
+                + " AND l.classid::bigint = ? AND l.objid::bigint = ?")) {
+            s.setLong(1, KEY >>> 32);
+            s.setLong(2, KEY & 0xffffffffL);
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next() ? "server process " + rs.getInt(1) + ", client " + rs.getString(2)
+                        + ", connected since " + rs.getTimestamp(3).toInstant() : "a session that has just ended";
+            }
+        }
+    }
+
+    /** A lock that is never taken: for a second working set over a database whose writer this process already is (tests). */
+    static WriterLock none() {
+        return new WriterLock("none", "", "", Duration.ZERO, Duration.ofSeconds(5));
+    }
+
+    @PreDestroy
+    synchronized void release() {
+        if (watchdog != null) {
+            watchdog.shutdownNow();
+        }
+        if (connection != null) {
+            try {
+                connection.close(); // ends the session, and with it the lock
+            } catch (SQLException e) {
+                LOG.warn("Closing the writer lock connection: {}", e.getMessage());
+            }
+            connection = null;
+        }
+    }
+}

@@ -1,0 +1,99 @@
+package io.gpupool.store;
+
+import io.gpupool.problem.ProblemException;
+import io.gpupool.testing.DatabaseTest;
+import io.gpupool.testing.TestDatabase;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * One writer per PostgreSQL database: a second instance waits for the lock, then refuses naming the
+ * holder; it takes over when the first stops; a writer whose session is killed stops writing.
+ * (On H2 the database file is locked by H2 itself: skipped there.)
+ */
+@DatabaseTest
+class WriterLockTest {
+    private final List<WriterLock> locks = new ArrayList<>();
+
+    @BeforeEach
+    void onPostgresOnly() {
+        assumeTrue(TestDatabase.isPostgres(), "the writer lock is PostgreSQL's; H2 locks its file itself");
+    }
+
+    @AfterEach
+    void releaseAll() {
+        locks.forEach(WriterLock::release);
+    }
+
+    @Test
+    void aSecondInstanceWaitsThenRefusesNamingTheHolder() {
+        lock(Duration.ZERO, Duration.ofSeconds(5)).acquire();
+
+        assertThatThrownBy(() -> lock(Duration.ofMillis(600), Duration.ofSeconds(5)).acquire())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("Another gpupool instance is the writer for this database (server process")
+                .hasMessageContaining("waited PT0.6S");
+    }
+
+    @Test
+    void aWaitingInstanceTakesOverWhenTheWriterStops() throws Exception {
+        WriterLock first = lock(Duration.ZERO, Duration.ofSeconds(5));
+        first.acquire();
+        WriterLock second = lock(Duration.ofSeconds(20), Duration.ofSeconds(5));
+        CompletableFuture<Void> waiting = CompletableFuture.runAsync(second::acquire);
+        Thread.sleep(500);
+        assertThat(waiting).as("still waiting while the first holds the lock").isNotDone();
+
+        first.release();
+
+        waiting.get(10, TimeUnit.SECONDS);
+        second.ensureHeld();
+    }
+
+    @Test
+    void aWriterWhoseSessionIsKilledStopsWriting() throws Exception {
+        WriterLock writer = lock(Duration.ZERO, Duration.ofMillis(100));
+        writer.acquire();
+
+        try (Connection admin = connect(); ResultSet rs = admin.createStatement().executeQuery(
+                "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                        + " AND classid::bigint = " + (WriterLock.KEY >>> 32)
+                        + " AND objid::bigint = " + (WriterLock.KEY & 0xffffffffL))) {
+            assertThat(rs.next()).as("the holder's session was found").isTrue();
+        }
+
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (writer.lostReason() == null && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertThat(writer.lostReason()).isNotNull();
+        assertThatThrownBy(writer::ensureHeld).isInstanceOfSatisfying(ProblemException.class,
+                e -> assertThat(e.status()).isEqualTo(503));
+    }
+
+    private WriterLock lock(Duration wait, Duration check) {
+        WriterLock lock = new WriterLock(System.getProperty("datasources.default.url"),
+                System.getProperty("datasources.default.username", "postgres"), "", wait, check);
+        locks.add(lock);
+        return lock;
+    }
+
+    private static Connection connect() throws Exception {
+        return DriverManager.getConnection(System.getProperty("datasources.default.url"),
+                System.getProperty("datasources.default.username", "postgres"), "");
+    }
+}
