@@ -107,6 +107,11 @@ public final class PreemptionShortlist {
         return shortlisted;
     }
 
+    /** How many nodes have enough counted cards for one member. */
+    public int nodes() {
+        return ranked.length;
+    }
+
     /**
      * How many nodes lead the ranking whose cards for one member are all known freeable: policy
      * named enough on each when last asked. A small first page of those usually holds a victim set.

@@ -14,6 +14,7 @@ import io.gpupool.store.PolicyActiveRepository;
 import io.gpupool.store.PolicyActiveRow;
 import io.gpupool.store.RuleSetVersionRepository;
 import io.gpupool.store.RuleSetVersionRow;
+import io.gpupool.store.WriterLock;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.transaction.TransactionOperations;
 import jakarta.annotation.PostConstruct;
@@ -46,11 +47,14 @@ public class PolicyLifecycle {
     private final ActivePolicy active;
     private final TransactionOperations<Connection> tx;
     private final Clock clock;
+    private final WriterLock writerLock;
     private final ReentrantLock lock = new ReentrantLock(true);
 
     PolicyLifecycle(RuleSetVersionRepository versions, PolicyActiveRepository activeRow, PolicyHistory history,
-                    PolicyValidator validator, ActivePolicy active, TransactionOperations<Connection> tx, Clock clock) {
+                    PolicyValidator validator, ActivePolicy active, TransactionOperations<Connection> tx, Clock clock,
+                    WriterLock writerLock) {
         this.versions = versions;
+        this.writerLock = writerLock;
         this.activeRow = activeRow;
         this.history = history;
         this.validator = validator;
@@ -62,6 +66,7 @@ public class PolicyLifecycle {
     /** On an empty database the default rule set becomes version 1 and is activated; else the active version is loaded. */
     @PostConstruct
     void start() {
+        writerLock.acquire(); // the writer alone stores the default set on an empty database
         Optional<PolicyActiveRow> pointer = tx.executeRead(s -> activeRow.findById(1));
         if (pointer.isEmpty()) {
             RuleSet defaults = RuleSetFiles.defaultRuleSet();
@@ -90,6 +95,7 @@ public class PolicyLifecycle {
     }
 
     public UploadResult upload(Map<String, String> files, String message, String author) {
+        writerLock.ensureHeld();
         requireMessage(message);
         if (files == null || files.isEmpty()) {
             throw ProblemException.invalid("A rule set needs at least one file");
@@ -134,6 +140,7 @@ public class PolicyLifecycle {
 
     /** Activates a stored version after validating it again; {@code rollback} marks a return to an earlier one. */
     public ActivationResult activate(long version, String author, String message, boolean rollback) {
+        writerLock.ensureHeld();
         lock.lock();
         try {
             RuleSetVersionRow row = tx.executeRead(s -> versions.findById(version))

@@ -31,18 +31,24 @@ import java.util.Map;
  * rolled-back batch) or a new inventory layout forgets everything.
  * <p>
  * The trade-off: a card whose leases policy would name only later without any lease change on it
- * (a lease ageing past a minimum runtime, a tenant's quota standing changing, a rule reading the
- * tenant of the request, since classes do not include it) is searched again at most that interval
- * later. The request waits in the queue meanwhile and its retries search again: a preemption is
- * deferred, never lost. In exchange, when almost nobody is preemptible a request costs a
- * shortlist ranking instead of a pool-wide evaluation.
+ * (a lease ageing past a minimum runtime, a rule reading what a class does not include, such as
+ * the request's size) is skipped for up to that interval. The request waits in the queue
+ * meanwhile, and once its own interval has passed a retry searches every card afresh
+ * ({@link WideningGate#fullSearchDue()}): a preemption is deferred, never lost. In exchange, when
+ * almost nobody is preemptible a request costs a shortlist ranking instead of a pool-wide
+ * evaluation.
  * <p>
  * Bounded (the least recently used classes are dropped); empty after a restart, which costs one
  * search per class. Single-threaded, like {@link PolicyInputs}: the writer owns it.
  */
 final class PreemptionMemory {
-    /** Requests policy treats alike as preemptors in one pool, as far as the service can tell. */
-    record RequestClass(String pool, String policyVersion, int priority, QuotaStatus quota) {
+    /**
+     * Requests policy treats alike as preemptors in one pool, as far as the service can tell: the
+     * same tenant (rules read it: a lender reclaims from others, never from itself), kind, priority
+     * and quota standing, under one policy version.
+     */
+    record RequestClass(String pool, String policyVersion, String tenant, String kind, int priority,
+                        QuotaStatus quota) {
     }
 
     private static final int MAX_CLASSES = 64;
@@ -88,13 +94,16 @@ final class PreemptionMemory {
         return promised[gpu];
     }
 
-    /** What policy said about each card for this class; answers younger than {@code every} count as recent. */
-    VictimHistory history(RequestClass requestClass, Instant now, Duration every) {
+    /**
+     * What policy said about each card for this class; answers younger than {@code every} count as
+     * recent, none when {@code fresh} (the answers then only order the search).
+     */
+    VictimHistory history(RequestClass requestClass, Instant now, Duration every, boolean fresh) {
         Cards cards = byClass.get(requestClass);
         if (cards == null) {
             return VictimHistory.NONE;
         }
-        long since = now.minus(every).toEpochMilli();
+        long since = fresh ? Long.MAX_VALUE : now.minus(every).toEpochMilli();
         // Live, not a copy: what a search learns on its first pages already spares its later ones.
         int[] named = cards.namedMilli;
         long[] askedAt = cards.askedAtMillis;

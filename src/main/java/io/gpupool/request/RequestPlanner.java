@@ -103,7 +103,8 @@ final class RequestPlanner {
         for (String pool : allowed) {
             QuotaVerdict verdict = quota.get(pool);
             PreemptionMemory.RequestClass requestClass = new PreemptionMemory.RequestClass(pool,
-                    evaluation.policyVersion(), level, verdict == null ? null : verdict.status());
+                    evaluation.policyVersion(), request.tenantId(), request.kind().name(), level,
+                    verdict == null ? null : verdict.status());
             Optional<Attempt> preempt = preemption(snapshot, view, request, pool, allowed, victims, gate, verdict,
                     requestClass);
             if (preempt.isPresent()) {
@@ -143,10 +144,9 @@ final class RequestPlanner {
         // before and the least must be freed, then more of them, and every node last only if no
         // page had a victim set (cards policy recently protected are left out throughout).
         PreemptionShortlist ranked = PreemptionShortlist.rank(view, placement, usable, memory::promisedMilli,
-                memory.history(requestClass, gate.now(), gate.every()));
+                memory.history(requestClass, gate.now(), gate.every(), gate.fullSearchDue()));
         // Where policy named enough before, a quarter of the shortlist (at least one node) first.
         int known = Math.min(ranked.knownFreeable(), Math.max(1, limit / 4));
-        boolean shortlisted = false;
         for (int page = known > 0 ? known : limit; ; page = page < limit ? limit : page * 4) {
             BitSet shortlist = ranked.cheapest(page);
             if (shortlist == null) {
@@ -155,14 +155,14 @@ final class RequestPlanner {
             if (page > limit && !widen(gate)) {
                 return Optional.empty();
             }
-            shortlisted = true;
             Optional<Attempt> found = search.among(shortlist);
             if (found.isPresent()) {
                 return found;
             }
         }
         BitSet rest = ranked.all();
-        if (rest.isEmpty() || shortlisted && !widen(gate)) {
+        // Past the shortlist only in a pool larger than it (a small pool is always searched whole).
+        if (rest.isEmpty() || ranked.nodes() > limit && !widen(gate)) {
             return Optional.empty();
         }
         return search.among(rest);

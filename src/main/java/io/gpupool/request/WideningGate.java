@@ -14,26 +14,37 @@ final class WideningGate {
     private final Instant last;
     private final Instant now;
     private final Duration every;
+    private final boolean isNew;
     private boolean widened;
 
-    private WideningGate(Instant last, Instant now, Duration every) {
+    private WideningGate(Instant last, Instant now, Duration every, boolean isNew) {
         this.last = last;
         this.now = now;
         this.every = every;
+        this.isNew = isNew;
     }
 
     static WideningGate of(GpuRequest request, boolean isNew, Instant now, Duration every) {
         Instant last = isNew || request.whyPending() == null ? null : request.whyPending().wideSearchAt();
-        return new WideningGate(last, now, every);
+        return new WideningGate(last, now, every, isNew);
     }
 
     /** A gate that always opens (benchmarks, tests of placement alone). */
     static WideningGate always(Instant now) {
-        return new WideningGate(null, now, Duration.ZERO);
+        return new WideningGate(null, now, Duration.ZERO, false);
     }
 
     boolean mayWiden() {
         return last == null || !now.isBefore(last.plus(every));
+    }
+
+    /**
+     * A queued request whose interval has passed: this attempt searches every card afresh, those
+     * policy recently protected for other requests of its class included ({@link PreemptionMemory}),
+     * so what other requests learned defers its preemption by at most the interval, never longer.
+     */
+    boolean fullSearchDue() {
+        return !isNew && mayWiden();
     }
 
     Instant now() {

@@ -27,7 +27,8 @@ import java.util.concurrent.TimeUnit;
  * it (a rolling restart: the old instance stops, the new one takes over and loads the committed
  * state) and then refuses to start, naming the holder. The lock goes when the holder's connection
  * does, including on {@code kill -9}. Every {@code check} interval the holder verifies it still has
- * it; if the connection was lost (a database restart, a network cut), another instance may take
+ * it (on a connection with TCP keep-alive and a socket timeout of two intervals, so a cut network
+ * fails the check instead of hanging it); if the connection was lost (a database restart, a network cut), another instance may take
  * over, so this one stops writing at once: every write answers 503 and {@code /health} reports DOWN
  * until it is restarted. Writes within one check interval of the loss are not fenced; the database
  * then still holds each of them in a transaction of its own.
@@ -49,6 +50,7 @@ public class WriterLock {
     private Connection connection;
     private ScheduledExecutorService watchdog;
     private volatile String lost;
+    private volatile boolean closing;
 
     public WriterLock(@Value("${datasources.default.url}") String url,
                       @Value("${datasources.default.username:}") String user,
@@ -68,13 +70,13 @@ public class WriterLock {
             return;
         }
         long deadline = System.nanoTime() + wait.toNanos();
+        Connection c = null;
         try {
-            Connection c = connect();
+            c = connect();
             long nextLog = 0;
             while (!tryLock(c)) {
                 String holder = holder(c);
                 if (System.nanoTime() >= deadline) {
-                    c.close();
                     throw new IllegalStateException("Another gpupool instance is the writer for this database ("
                             + holder + "); waited " + wait + " (gpupool.writer.lock-wait). Stop it, or point this "
                             + "instance at another database: two writers would book the same GPUs.");
@@ -91,6 +93,10 @@ public class WriterLock {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("Interrupted while waiting for the writer lock", e);
+        } finally {
+            if (c != null && connection != c) {
+                closeQuietly(c); // not the holder: end the session
+            }
         }
         LOG.info("Writer lock taken (PostgreSQL advisory lock {})", KEY);
         watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -132,11 +138,16 @@ public class WriterLock {
         }
     }
 
-    private void fence(String reason) {
+    private synchronized void fence(String reason) {
+        if (closing) {
+            return; // a clean shutdown closes the connection under a running check
+        }
         if (lost == null) {
             lost = reason;
             LOG.error("Writer lock lost ({}): refusing every write from now on; restart this instance", reason);
-            watchdog.shutdown();
+            if (watchdog != null) {
+                watchdog.shutdown();
+            }
         }
     }
 
@@ -145,6 +156,9 @@ public class WriterLock {
         p.setProperty("user", user);
         p.setProperty("password", password);
         p.setProperty("ApplicationName", "gpupool writer lock");
+        p.setProperty("tcpKeepAlive", "true");
+        // A check on a cut connection fails within this instead of hanging on TCP retransmits.
+        p.setProperty("socketTimeout", String.valueOf(Math.max(1, check.toSeconds() * 2)));
         return DriverManager.getConnection(url, p);
     }
 
@@ -161,12 +175,17 @@ public class WriterLock {
     private static String holder(Connection c) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("SELECT a.pid, a.client_addr, a.backend_start FROM pg_locks l"
                 + " JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted"
+                + " AND l.objsubid = 1 AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
                 + " AND l.classid::bigint = ? AND l.objid::bigint = ?")) {
             s.setLong(1, KEY >>> 32);
             s.setLong(2, KEY & 0xffffffffL);
             try (ResultSet rs = s.executeQuery()) {
-                return rs.next() ? "server process " + rs.getInt(1) + ", client " + rs.getString(2)
-                        + ", connected since " + rs.getTimestamp(3).toInstant() : "a session that has just ended";
+                if (!rs.next()) {
+                    return "a session that has just ended";
+                }
+                java.sql.Timestamp since = rs.getTimestamp(3); // hidden for another role's session
+                return "server process " + rs.getInt(1) + ", client " + rs.getString(2)
+                        + (since == null ? "" : ", connected since " + since.toInstant());
             }
         }
     }
@@ -177,17 +196,29 @@ public class WriterLock {
     }
 
     @PreDestroy
-    synchronized void release() {
+    void release() {
+        closing = true;
         if (watchdog != null) {
             watchdog.shutdownNow();
-        }
-        if (connection != null) {
             try {
-                connection.close(); // ends the session, and with it the lock
-            } catch (SQLException e) {
-                LOG.warn("Closing the writer lock connection: {}", e.getMessage());
+                watchdog.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
-            connection = null;
+        }
+        synchronized (this) {
+            if (connection != null) {
+                closeQuietly(connection); // ends the session, and with it the lock
+                connection = null;
+            }
+        }
+    }
+
+    private static void closeQuietly(Connection c) {
+        try {
+            c.close();
+        } catch (SQLException e) {
+            LOG.warn("Closing the writer lock connection: {}", e.getMessage());
         }
     }
 }

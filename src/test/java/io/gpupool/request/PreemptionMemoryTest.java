@@ -67,6 +67,26 @@ class PreemptionMemoryTest {
     }
 
     @Test
+    void aQueuedRequestWhoseOwnIntervalPassedSearchesEveryCardAfresh() {
+        askedFor("first", pool, NOW);
+        WhyPending searchedLongAgo = new WhyPending(WhyPending.CAPACITY, null, "NO_FIT_GPU_CAPACITY", "no room", 0,
+                "training", null, NOW.minusSeconds(40));
+
+        assertThat(askedFor(TrainingPool.wholeGpu("waiting", List.of(), 0, searchedLongAgo), false, pool,
+                NOW.plusSeconds(10))).as("answers 10 s old do not spare its own due search")
+                .containsExactly("pinned-gpu0", "young-gpu0");
+    }
+
+    @Test
+    void anotherTenantsAnswerSparesNothing() {
+        // Rules read the requesting tenant (a lender reclaims from others, never from itself).
+        askedFor("first", pool, NOW);
+
+        assertThat(askedFor(request("from-speech", "speech"), true, pool, NOW.plusSeconds(10)))
+                .containsExactly("pinned-gpu0", "young-gpu0");
+    }
+
+    @Test
     void theCapacityPromisedByLeasesUnderNoticeFollowsEveryCommit() {
         io.gpupool.testing.LeaseChurn churn = new io.gpupool.testing.LeaseChurn(21);
         PreemptionMemory memory = new PreemptionMemory();
@@ -88,7 +108,16 @@ class PreemptionMemoryTest {
 
     /** Places a new whole-GPU request of "vision" on {@code snapshot} at {@code now}; the cards policy was asked about. */
     private Set<String> askedFor(String id, PoolSnapshot snapshot, Instant now) {
-        GpuRequest request = TrainingPool.wholeGpu(id, List.of(), 0, null);
+        return askedFor(TrainingPool.wholeGpu(id, List.of(), 0, null), true, snapshot, now);
+    }
+
+    private static GpuRequest request(String id, String tenant) {
+        GpuRequest r = TrainingPool.wholeGpu(id, List.of(), 0, null);
+        return new GpuRequest(r.id(), tenant, null, r.kind(), r.gpus(), r.milliPerGpu(), null, List.of(), 0, 1, "ANY",
+                false, null, null, true, 0, RequestState.QUEUED, 0, null, null, NOW, NOW);
+    }
+
+    private Set<String> askedFor(GpuRequest request, boolean isNew, PoolSnapshot snapshot, Instant now) {
         SnapshotFacts facts = inputs.facts(snapshot);
         VictimSource policy = TrainingPool.defaultPolicy(facts, request);
         Set<String> asked = new TreeSet<>();
@@ -101,7 +130,7 @@ class PreemptionMemoryTest {
         };
         Attempt attempt = planner.attempt(snapshot, inputs.view(snapshot), request,
                 DefaultPolicy.ENGINE.admit(DefaultPolicy.POLICY, facts, PolicyInputs.fact(request)), Set.of(),
-                recording, WideningGate.of(request, true, now, Duration.ofSeconds(30)));
+                recording, WideningGate.of(request, isNew, now, Duration.ofSeconds(30)));
         assertThat(attempt).as("nobody may be preempted").isInstanceOf(Attempt.Pending.class);
         assertThat(named).as("policy names nobody").isEmpty();
         return asked;
