@@ -44,14 +44,16 @@ import java.util.Map;
 final class PreemptionMemory {
     /**
      * Requests policy treats alike as preemptors in one pool, as far as the service can tell: the
-     * same tenant (rules read it: a lender reclaims from others, never from itself), kind, priority
-     * and quota standing, under one policy version.
+     * same kind, priority and quota standing, under one policy version. Not the tenant, although
+     * rules may read it (a lender reclaims from others, never from itself): with it, 200 teams
+     * would each pay their own pool-wide searches and the memory would spare little. What that
+     * costs a tenant is bounded by {@link WideningGate#fullSearchDue()}: its request's first retry
+     * sees every card.
      */
-    record RequestClass(String pool, String policyVersion, String tenant, String kind, int priority,
-                        QuotaStatus quota) {
+    record RequestClass(String pool, String policyVersion, String kind, int priority, QuotaStatus quota) {
     }
 
-    private static final int MAX_CLASSES = 64;
+    private static final int MAX_CLASSES = 128; // ~120 KB each at 10,000 GPUs
 
     /** Per card, indexed like the view's GPUs: named milli (-1 = unknown) and when it was asked. */
     private static final class Cards {

@@ -103,7 +103,7 @@ final class RequestPlanner {
         for (String pool : allowed) {
             QuotaVerdict verdict = quota.get(pool);
             PreemptionMemory.RequestClass requestClass = new PreemptionMemory.RequestClass(pool,
-                    evaluation.policyVersion(), request.tenantId(), request.kind().name(), level,
+                    evaluation.policyVersion(), request.kind().name(), level,
                     verdict == null ? null : verdict.status());
             Optional<Attempt> preempt = preemption(snapshot, view, request, pool, allowed, victims, gate, verdict,
                     requestClass);

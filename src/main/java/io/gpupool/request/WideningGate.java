@@ -39,9 +39,10 @@ final class WideningGate {
     }
 
     /**
-     * A queued request whose interval has passed: this attempt searches every card afresh, those
-     * policy recently protected for other requests of its class included ({@link PreemptionMemory}),
-     * so what other requests learned defers its preemption by at most the interval, never longer.
+     * A queued request that never searched the whole pool, or whose interval has passed: this
+     * attempt searches every card afresh, those policy recently protected for other requests of its
+     * class included ({@link PreemptionMemory}). So what other requests learned defers a request's
+     * preemption to its first retry at most, or by the interval once it has searched: never longer.
      */
     boolean fullSearchDue() {
         return !isNew && mayWiden();
