@@ -32,8 +32,8 @@ import java.util.Map;
  * <p>
  * The trade-off: a card whose leases policy would name only later without any lease change on it
  * (a lease ageing past a minimum runtime, a rule reading what a class does not include, such as
- * the request's size) is skipped for up to that interval. The request waits in the queue
- * meanwhile, and once its own interval has passed a retry searches every card afresh
+ * the requesting tenant or the request's size) may be skipped for a request. The request waits in
+ * the queue; its first retry, and later ones once per interval, search every card afresh
  * ({@link WideningGate#fullSearchDue()}): a preemption is deferred, never lost. In exchange, when
  * almost nobody is preemptible a request costs a shortlist ranking instead of a pool-wide
  * evaluation.
