@@ -32,25 +32,18 @@ import java.util.Set;
 final class RequestPlanner {
     private final Allocators allocators;
     private final int candidateNodes;
-    private final PreemptionMemory memory;
+    /** What earlier searches learned (where policy named victims, and where it protected all), across attempts. */
+    private final PreemptionMemory memory = new PreemptionMemory();
 
     /**
      * {@code candidateNodes}: in a pool with more nodes than this (for a gang, or four per member if
      * more), victims are first sought only on that many nodes where the least must be freed
      * ({@link PreemptionShortlist}); if that yields no victim set and the {@link WideningGate}
      * allows, on four times as many, and so on up to every node; 0 = always every node.
-     * {@code memory}: what earlier searches learned (where policy named victims, which request
-     * shapes found none in a whole pool), shared by the planner's attempts.
      */
-    RequestPlanner(Allocators allocators, int candidateNodes, PreemptionMemory memory) {
+    RequestPlanner(Allocators allocators, int candidateNodes) {
         this.allocators = allocators;
         this.candidateNodes = candidateNodes;
-        this.memory = memory;
-    }
-
-    /** A planner that remembers nothing yet (tests, benchmarks). */
-    RequestPlanner(Allocators allocators, int candidateNodes) {
-        this(allocators, candidateNodes, new PreemptionMemory());
     }
 
     /**

@@ -6,7 +6,6 @@ import io.gpupool.lease.Lease;
 import io.gpupool.lease.LeaseState;
 import io.gpupool.lease.LeaseTransitions;
 import io.gpupool.lease.WorkloadKind;
-import io.gpupool.policy.DefaultPolicy;
 import io.gpupool.policy.fact.SnapshotFacts;
 import io.gpupool.snapshot.PoolSnapshot;
 import org.junit.jupiter.api.Test;
@@ -82,7 +81,7 @@ class PreemptionMemoryTest {
         // Rules may read the requesting tenant (a lender reclaims from others, never from itself),
         // which the request class leaves out: speech's new request is spared what vision's was told,
         assertThat(askedFor("first", pool, NOW)).hasSize(2);
-        GpuRequest fromSpeech = request("from-speech", "speech");
+        GpuRequest fromSpeech = TrainingPool.wholeGpu("from-speech", "speech", List.of(), 0, null);
         assertThat(askedFor(fromSpeech, true, pool, NOW.plusSeconds(5))).isEmpty();
 
         // but its first retry, never having searched the whole pool itself, sees every card.
@@ -114,12 +113,6 @@ class PreemptionMemoryTest {
         return askedFor(TrainingPool.wholeGpu(id, List.of(), 0, null), true, snapshot, now);
     }
 
-    private static GpuRequest request(String id, String tenant) {
-        GpuRequest r = TrainingPool.wholeGpu(id, List.of(), 0, null);
-        return new GpuRequest(r.id(), tenant, null, r.kind(), r.gpus(), r.milliPerGpu(), null, List.of(), 0, 1, "ANY",
-                false, null, null, true, 0, RequestState.QUEUED, 0, null, null, NOW, NOW);
-    }
-
     private Set<String> askedFor(GpuRequest request, boolean isNew, PoolSnapshot snapshot, Instant now) {
         SnapshotFacts facts = inputs.facts(snapshot);
         VictimSource policy = TrainingPool.defaultPolicy(facts, request);
@@ -131,9 +124,8 @@ class PreemptionMemoryTest {
             ranked.forEach(c -> named.add(c.leaseId()));
             return ranked;
         };
-        Attempt attempt = planner.attempt(snapshot, inputs.view(snapshot), request,
-                DefaultPolicy.ENGINE.admit(DefaultPolicy.POLICY, facts, PolicyInputs.fact(request)), Set.of(),
-                recording, WideningGate.of(request, isNew, now, Duration.ofSeconds(30)));
+        Attempt attempt = TrainingPool.attempt(planner, snapshot, inputs, request, recording,
+                WideningGate.of(request, isNew, now, Duration.ofSeconds(30)));
         assertThat(attempt).as("nobody may be preempted").isInstanceOf(Attempt.Pending.class);
         assertThat(named).as("policy names nobody").isEmpty();
         return asked;

@@ -2,7 +2,6 @@ package io.gpupool.request;
 
 import io.gpupool.inventory.ShareMode;
 import io.gpupool.lease.WorkloadKind;
-import io.gpupool.policy.DefaultPolicy;
 import io.gpupool.policy.decision.PreemptionCandidate;
 import io.gpupool.snapshot.PoolSnapshot;
 import org.junit.jupiter.api.Test;
@@ -56,8 +55,7 @@ class SmallPoolPreemptionTest {
                 .map(lease -> new PreemptionCandidate(request.id(), lease, "training", "speech", null, 1000, 0,
                         "stand-in", "v1", "TEST", "named by the test"))
                 .toList();
-        return planner.attempt(pool, inputs.view(pool), request, DefaultPolicy.ENGINE.admit(DefaultPolicy.POLICY,
-                        inputs.facts(pool), PolicyInputs.fact(request)), Set.of(), policy,
+        return TrainingPool.attempt(planner, pool, inputs, request, policy,
                 WideningGate.of(request, isNew, NOW, Duration.ofSeconds(30)));
     }
 }

@@ -65,7 +65,11 @@ final class TrainingPool {
 
     /** A queued request of "vision" for one whole GPU, on any card of {@code models} (empty: any model). */
     static GpuRequest wholeGpu(String id, List<String> models, int priority, WhyPending why) {
-        return new GpuRequest(id, "vision", null, WorkloadKind.TRAINING, 1, 1000, null, models, 0, 1, "ANY", false,
+        return wholeGpu(id, "vision", models, priority, why);
+    }
+
+    static GpuRequest wholeGpu(String id, String tenant, List<String> models, int priority, WhyPending why) {
+        return new GpuRequest(id, tenant, null, WorkloadKind.TRAINING, 1, 1000, null, models, 0, 1, "ANY", false,
                 null, null, true, 0, RequestState.QUEUED, priority, null, why, NOW, NOW);
     }
 
@@ -83,8 +87,13 @@ final class TrainingPool {
 
     static Attempt attempt(PoolSnapshot snapshot, PolicyInputs inputs, SnapshotFacts facts, GpuRequest request,
                            int candidateNodes, VictimSource victims, WideningGate gate) {
-        return new RequestPlanner(new Allocators(), candidateNodes).attempt(snapshot, inputs.view(snapshot), request,
-                DefaultPolicy.ENGINE.admit(DefaultPolicy.POLICY, facts, PolicyInputs.fact(request)), Set.of(), victims,
-                gate);
+        return attempt(new RequestPlanner(new Allocators(), candidateNodes), snapshot, inputs, request, victims, gate);
+    }
+
+    /** On a planner the test keeps across attempts (what it learned carries over), as the writer keeps its own. */
+    static Attempt attempt(RequestPlanner planner, PoolSnapshot snapshot, PolicyInputs inputs, GpuRequest request,
+                           VictimSource victims, WideningGate gate) {
+        return planner.attempt(snapshot, inputs.view(snapshot), request, DefaultPolicy.ENGINE.admit(
+                DefaultPolicy.POLICY, inputs.facts(snapshot), PolicyInputs.fact(request)), Set.of(), victims, gate);
     }
 }
