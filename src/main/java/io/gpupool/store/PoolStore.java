@@ -1,5 +1,9 @@
 package io.gpupool.store;
 
+import io.micronaut.data.exceptions.DataAccessException;
+import java.sql.Connection;
+import java.sql.SQLException;
+
 import io.gpupool.inventory.Cluster;
 import io.gpupool.inventory.Device;
 import io.gpupool.inventory.Node;
@@ -28,7 +32,7 @@ import java.util.Optional;
  * Row-level reads and writes of the pool model. Callers run writes inside the {@link WorkingSet}'s
  * transaction; this class never decides anything, it only maps records to rows and back. A batch
  * of several writes gets a {@link #buffered} view: its hot rows (requests, leases, decision log,
- * usage) wait in a {@link RowBuffer} and reach the database in a few JDBC batches at
+ * usage) wait in a {@link RowBuffer} and reach the database in one statement per table and kind at
  * {@link #flush}; any other write or any read the buffer cannot answer flushes first, so order
  * and read-your-writes hold.
  */
@@ -44,27 +48,25 @@ public class PoolStore {
     private final LeaseRepository leases;
     private final LeaseShareRepository shares;
     private final GpuRequestRepository requests;
-    private final DecisionLogRepository decisions;
-    private final UsageSampleRepository usage;
-    private final RowBuffer buffer; // null: every write goes straight to the database
+    private final RowBuffer buffer; // null: the store of reads (hot rows are written only by a write batch)
+    private final Connection connection; // the batch's transaction, where the buffer is flushed; null without a buffer
 
     @Inject
     PoolStore(SiteRepository sites, ClusterRepository clusters, NodeRepository nodes, DeviceRepository devices,
               PoolRepository pools, TenantRepository tenants, QuotaRepository quotas, LeaseRepository leases,
-              LeaseShareRepository shares, GpuRequestRepository requests, DecisionLogRepository decisions,
-              UsageSampleRepository usage) {
-        this(sites, clusters, nodes, devices, pools, tenants, quotas, leases, shares, requests, decisions, usage, null);
+              LeaseShareRepository shares, GpuRequestRepository requests) {
+        this(sites, clusters, nodes, devices, pools, tenants, quotas, leases, shares, requests, null, null);
     }
 
-    private PoolStore(PoolStore base, RowBuffer buffer) {
+    private PoolStore(PoolStore base, RowBuffer buffer, Connection connection) {
         this(base.sites, base.clusters, base.nodes, base.devices, base.pools, base.tenants, base.quotas, base.leases,
-                base.shares, base.requests, base.decisions, base.usage, buffer);
+                base.shares, base.requests, buffer, connection);
     }
 
     private PoolStore(SiteRepository sites, ClusterRepository clusters, NodeRepository nodes, DeviceRepository devices,
                       PoolRepository pools, TenantRepository tenants, QuotaRepository quotas, LeaseRepository leases,
-                      LeaseShareRepository shares, GpuRequestRepository requests, DecisionLogRepository decisions,
-                      UsageSampleRepository usage, RowBuffer buffer) {
+                      LeaseShareRepository shares, GpuRequestRepository requests, RowBuffer buffer,
+                      Connection connection) {
         this.sites = sites;
         this.clusters = clusters;
         this.nodes = nodes;
@@ -75,44 +77,35 @@ public class PoolStore {
         this.leases = leases;
         this.shares = shares;
         this.requests = requests;
-        this.decisions = decisions;
-        this.usage = usage;
         this.buffer = buffer;
+        this.connection = connection;
     }
 
-    /** This store with its hot rows held in {@code buffer} until {@link #flush} (one batch, writer thread only). */
-    PoolStore buffered(RowBuffer buffer) {
-        return new PoolStore(this, buffer);
+    /**
+     * This store with its hot rows held in {@code buffer} until {@link #flush}, which writes them on
+     * {@code connection}, the batch's open transaction (one batch, writer thread only).
+     */
+    PoolStore buffered(RowBuffer buffer, Connection connection) {
+        return new PoolStore(this, buffer, connection);
     }
 
-    /** Writes every held row: one JDBC batch per table and kind, inserts before updates. */
+    /** Writes every held row: one statement per table and kind (see {@link HotRowWriter}), inserts before updates. */
     void flush() {
         if (buffer == null || buffer.isEmpty()) {
             return;
         }
         RowBuffer.Rows rows = buffer.drain();
-        if (!rows.requestInserts().isEmpty()) {
-            requests.saveAll(rows.requestInserts().stream().map(GpuRequestRow::of).toList());
-        }
-        if (!rows.leaseInserts().isEmpty()) {
-            leases.saveAll(rows.leaseInserts().stream().map(LeaseRow::of).toList());
-            List<LeaseShareRow> held = rows.leaseInserts().stream()
-                    .flatMap(l -> l.shares().stream().map(s -> LeaseShareRow.of(l.id(), s))).toList();
-            if (!held.isEmpty()) {
-                shares.saveAll(held);
-            }
-        }
-        if (!rows.requestUpdates().isEmpty()) {
-            requests.updateAll(rows.requestUpdates().stream().map(GpuRequestRow::of).toList());
-        }
-        if (!rows.leaseUpdates().isEmpty()) {
-            leases.updateAll(rows.leaseUpdates().stream().map(LeaseRow::of).toList());
-        }
-        if (!rows.decisions().isEmpty()) {
-            decisions.saveAll(rows.decisions());
-        }
-        if (!rows.usage().isEmpty()) {
-            usage.saveAll(rows.usage());
+        try {
+            HotRowWriter.insert(connection, HotTables.REQUEST, rows.requestInserts().stream().map(GpuRequestRow::of).toList());
+            HotRowWriter.insert(connection, HotTables.LEASE, rows.leaseInserts().stream().map(LeaseRow::of).toList());
+            HotRowWriter.insert(connection, HotTables.SHARE, rows.leaseInserts().stream()
+                    .flatMap(l -> l.shares().stream().map(s -> LeaseShareRow.of(l.id(), s))).toList());
+            HotRowWriter.update(connection, HotTables.REQUEST, rows.requestUpdates().stream().map(GpuRequestRow::of).toList());
+            HotRowWriter.update(connection, HotTables.LEASE, rows.leaseUpdates().stream().map(LeaseRow::of).toList());
+            HotRowWriter.insert(connection, HotTables.DECISION, rows.decisions());
+            HotRowWriter.insert(connection, HotTables.USAGE, rows.usage());
+        } catch (SQLException e) {
+            throw new DataAccessException("Writing the batch's rows failed: " + e.getMessage(), e);
         }
     }
 
@@ -175,13 +168,7 @@ public class PoolStore {
     }
 
     public void put(GpuRequest request, boolean exists) {
-        if (buffer != null) {
-            buffer.request(request, exists);
-        } else if (exists) {
-            requests.update(GpuRequestRow.of(request));
-        } else {
-            requests.save(GpuRequestRow.of(request));
-        }
+        held().request(request, exists);
     }
 
     public Optional<GpuRequest> findRequest(String id) {
@@ -235,35 +222,23 @@ public class PoolStore {
     }
 
     public void append(DecisionLogRow entry) {
-        if (buffer != null) {
-            buffer.decision(entry);
-            return;
-        }
-        decisions.save(entry);
+        held().decision(entry);
     }
 
     public void append(UsageSampleRow sample) {
-        if (buffer != null) {
-            buffer.usage(sample);
-            return;
-        }
-        usage.save(sample);
+        held().usage(sample);
     }
 
     /** Inserts a new lease with its shares, or updates an existing lease's state and times. */
     public void put(Lease lease, boolean exists) {
-        if (buffer != null) {
-            buffer.lease(lease, exists);
-            return;
+        held().lease(lease, exists);
+    }
+
+    /** The batch's buffer: hot rows are only ever written by a write batch, which always has one. */
+    private RowBuffer held() {
+        if (buffer == null) {
+            throw new IllegalStateException("requests, leases, decisions and usage are written inside WorkingSet.write");
         }
-        if (exists) {
-            leases.update(LeaseRow.of(lease));
-            return;
-        }
-        leases.save(LeaseRow.of(lease));
-        // One JDBC batch for all shares: an 8-GPU lease costs one round-trip, not eight.
-        if (!lease.shares().isEmpty()) {
-            shares.saveAll(lease.shares().stream().map(s -> LeaseShareRow.of(lease.id(), s)).toList());
-        }
+        return buffer;
     }
 }

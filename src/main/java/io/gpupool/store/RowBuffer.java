@@ -10,7 +10,7 @@ import java.util.Optional;
 
 /**
  * The hot rows of one group-commit batch (requests, leases, decision log, usage samples), held
- * until the batch flushes them as one JDBC batch per table and kind instead of one round-trip per
+ * until the batch flushes them as one statement per table and kind instead of one round-trip per
  * row. Point reads of rows held here are answered from here, so a mutation still sees every
  * earlier one's writes. Writer thread only.
  *

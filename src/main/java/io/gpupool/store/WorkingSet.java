@@ -29,7 +29,7 @@ import java.util.function.Function;
  *
  * <p>Group commit: callers queue their mutation; whichever caller holds the writer lock (the
  * leader) runs up to {@code gpupool.writer.max-batch} queued mutations in one transaction, each on
- * a builder chained from the previous one, their rows buffered and written in a few JDBC batches
+ * a builder chained from the previous one, their rows buffered and written in one statement per table and kind
  * ({@link WriteBatch}), commits
  * once, publishes the last snapshot and answers every caller of the batch. One commit (one fsync)
  * thus serves many writes. There is no writer thread: waiting callers are woken when answered, or

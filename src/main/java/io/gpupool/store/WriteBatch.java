@@ -17,7 +17,7 @@ import java.util.function.LongSupplier;
  * <p>Each mutation gets, as {@code before}, the snapshot built from the previous successful
  * mutation of the batch (or the published snapshot for the first), and a fresh builder from it, so
  * it sees every earlier mutation's result in memory. Its rows go to a {@link RowBuffer} shared by
- * the batch and reach the database in a few JDBC batches before the commit; point reads are
+ * the batch and reach the database in one statement per table and kind before the commit; point reads are
  * answered from the buffer, and anything else flushes it first, so a mutation also sees the
  * earlier ones' rows. When a mutation refuses (a {@link ProblemException}), its buffered rows and its
  * builder are dropped and the batch continues. When a failure cannot be confined that way (its rows
@@ -72,21 +72,19 @@ final class WriteBatch {
      * itself when none changed anything). Throws only when the batch as a whole must not commit.
      */
     PoolSnapshot apply(Connection connection, PoolSnapshot published) throws SQLException {
-        // A batch of one writes straight through: its failure rolls the whole transaction back.
-        // Several writes share a row buffer instead: their rows go out in a few JDBC batches at the
-        // end, not one round-trip per row, and a failing write's rows are simply dropped.
+        // The batch's writes share a row buffer: their rows go out in one statement per table and
+        // kind at the end, not one round-trip per row, and a failing write's rows are simply dropped.
+        // A batch of one has no one to spare: its failure rolls the whole transaction back.
         boolean alone = writes.size() == 1;
-        RowBuffer buffer = alone ? null : new RowBuffer();
-        PoolStore rows = alone ? store : store.buffered(buffer);
+        RowBuffer buffer = new RowBuffer();
+        PoolStore rows = store.buffered(buffer, connection);
         PoolSnapshot before = published;
         for (int index = 0; index < writes.size(); index++) {
             PendingWrite<?> write = writes.get(index);
             PoolSnapshotBuilder next = before.toBuilder();
             Running current = new Running(before, next, rows);
             running = current;
-            if (buffer != null) {
-                buffer.beginWrite();
-            }
+            buffer.beginWrite();
             try {
                 Object result = write.mutation().apply(before, next, rows);
                 if (current.nestedFailure != null) {
@@ -115,12 +113,13 @@ final class WriteBatch {
                 running = null;
             }
         }
-        if (buffer != null) {
-            try {
-                rows.flush();
-            } catch (RuntimeException e) {
-                throw new ReplayInParts(e, -1); // which write's row failed is found by halving the batch
+        try {
+            rows.flush();
+        } catch (RuntimeException e) {
+            if (alone) {
+                throw e;
             }
+            throw new ReplayInParts(e, -1); // which write's row failed is found by halving the batch
         }
         return before;
     }

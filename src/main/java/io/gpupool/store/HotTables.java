@@ -1,0 +1,86 @@
+package io.gpupool.store;
+
+import io.gpupool.store.HotRowWriter.Table;
+
+import java.util.List;
+
+import static io.gpupool.store.HotRowWriter.BOOL;
+import static io.gpupool.store.HotRowWriter.INT;
+import static io.gpupool.store.HotRowWriter.LONG;
+import static io.gpupool.store.HotRowWriter.REAL;
+import static io.gpupool.store.HotRowWriter.TEXT;
+import static io.gpupool.store.HotRowWriter.TIME;
+import static io.gpupool.store.HotRowWriter.column;
+
+/**
+ * The columns {@link HotRowWriter} writes, table by table, as the Flyway migrations define them.
+ * Identity columns (decision log, shares, usage samples) are left to the database.
+ */
+final class HotTables {
+    private HotTables() {
+    }
+
+    static final Table<GpuRequestRow> REQUEST = new Table<>("gpu_request", "id", List.of(
+            column("id", TEXT, GpuRequestRow::id),
+            column("tenant_id", TEXT, GpuRequestRow::tenantId),
+            column("idempotency_key", TEXT, GpuRequestRow::idempotencyKey),
+            column("kind", TEXT, GpuRequestRow::kind),
+            column("gpus", INT, GpuRequestRow::gpus),
+            column("milli_per_gpu", INT, GpuRequestRow::milliPerGpu),
+            column("mig_profile", TEXT, GpuRequestRow::migProfile),
+            column("allowed_models", TEXT, GpuRequestRow::allowedModels),
+            column("min_memory_mib", LONG, GpuRequestRow::minMemoryMib),
+            column("gang_size", INT, GpuRequestRow::gangSize),
+            column("topology", TEXT, GpuRequestRow::topology),
+            column("topology_required", BOOL, GpuRequestRow::topologyRequired),
+            column("pool_id", TEXT, GpuRequestRow::poolId),
+            column("priority_class", TEXT, GpuRequestRow::priorityClass),
+            column("preemptible", BOOL, GpuRequestRow::preemptible),
+            column("ttl_seconds", LONG, GpuRequestRow::ttlSeconds),
+            column("state", TEXT, GpuRequestRow::state),
+            column("priority", INT, GpuRequestRow::priority),
+            column("lease_id", TEXT, GpuRequestRow::leaseId),
+            column("why_pending", TEXT, GpuRequestRow::whyPending),
+            column("created_at", TIME, GpuRequestRow::createdAt),
+            column("updated_at", TIME, GpuRequestRow::updatedAt)));
+
+    static final Table<LeaseRow> LEASE = new Table<>("lease", "id", List.of(
+            column("id", TEXT, LeaseRow::id),
+            column("request_id", TEXT, LeaseRow::requestId),
+            column("tenant_id", TEXT, LeaseRow::tenantId),
+            column("pool_id", TEXT, LeaseRow::poolId),
+            column("kind", TEXT, LeaseRow::kind),
+            column("priority", INT, LeaseRow::priority),
+            column("preemptible", BOOL, LeaseRow::preemptible),
+            column("borrowed", BOOL, LeaseRow::borrowed),
+            column("gang_id", TEXT, LeaseRow::gangId),
+            column("state", TEXT, LeaseRow::state),
+            column("created_at", TIME, LeaseRow::createdAt),
+            column("expires_at", TIME, LeaseRow::expiresAt),
+            column("last_heartbeat", TIME, LeaseRow::lastHeartbeat),
+            column("deadline", TIME, LeaseRow::deadline)));
+
+    static final Table<LeaseShareRow> SHARE = new Table<>("lease_share", "id", List.of(
+            column("lease_id", TEXT, LeaseShareRow::leaseId),
+            column("device_id", TEXT, LeaseShareRow::deviceId),
+            column("milli", INT, LeaseShareRow::milli),
+            column("mig_profile", TEXT, LeaseShareRow::migProfile)));
+
+    static final Table<DecisionLogRow> DECISION = new Table<>("decision_log", "id", List.of(
+            column("at", TIME, DecisionLogRow::at),
+            column("action", TEXT, DecisionLogRow::action),
+            column("request_id", TEXT, DecisionLogRow::requestId),
+            column("lease_id", TEXT, DecisionLogRow::leaseId),
+            column("tenant_id", TEXT, DecisionLogRow::tenantId),
+            column("rule_names", TEXT, DecisionLogRow::ruleNames),
+            column("policy_version", TEXT, DecisionLogRow::policyVersion),
+            column("reason_code", TEXT, DecisionLogRow::reasonCode),
+            column("message", TEXT, DecisionLogRow::message)));
+
+    static final Table<UsageSampleRow> USAGE = new Table<>("usage_sample", "id", List.of(
+            column("lease_id", TEXT, UsageSampleRow::leaseId),
+            column("device_id", TEXT, UsageSampleRow::deviceId),
+            column("at", TIME, UsageSampleRow::at),
+            column("utilisation", REAL, UsageSampleRow::utilisation),
+            column("memory_used_mib", LONG, UsageSampleRow::memoryUsedMib)));
+}

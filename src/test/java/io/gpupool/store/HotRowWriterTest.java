@@ -1,0 +1,159 @@
+package io.gpupool.store;
+
+import io.gpupool.inventory.Cluster;
+import io.gpupool.inventory.Device;
+import io.gpupool.inventory.DeviceHealth;
+import io.gpupool.inventory.Node;
+import io.gpupool.inventory.ShareMode;
+import io.gpupool.inventory.Site;
+import io.gpupool.lease.DeviceShare;
+import io.gpupool.lease.Lease;
+import io.gpupool.lease.LeaseState;
+import io.gpupool.lease.WorkloadKind;
+import io.gpupool.pool.Pool;
+import io.gpupool.pool.PoolTier;
+import io.gpupool.request.GpuRequest;
+import io.gpupool.request.RequestState;
+import io.gpupool.request.WhyPending;
+import io.gpupool.tenant.Tenant;
+import io.gpupool.testing.DatabaseTest;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The rows a batch flushes in plain JDBC ({@link HotRowWriter}) read back, through the repositories,
+ * exactly as they were written: every column, set and null, on H2 and on PostgreSQL. An update of a
+ * row that is not in the database fails its write instead of being lost.
+ */
+@DatabaseTest
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class HotRowWriterTest {
+    private static final Instant NOW = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+    private WriterHarness harness;
+
+    @BeforeAll
+    void start() {
+        harness = new WriterHarness();
+        harness.freshWriter();
+        harness.workingSet.write((before, next, store) -> {
+            store.put(new Site("hot-site", "hot", "region"), before.sites().containsKey("hot-site"));
+            store.put(new Cluster("hot-cluster", "hot-site", "hot", "InfiniBand"), before.clusters().containsKey("hot-cluster"));
+            store.put(new Node("hot-node", "hot-cluster", "hot-site", "r1", 64_000, 1 << 20, Map.of()),
+                    before.node("hot-node").isPresent());
+            for (int i = 0; i < 2; i++) {
+                store.put(new Device("hot-node-gpu" + i, "GPU-hot-" + i, "hot-node", "hot-cluster", "hot-site", i, "H100", 81_920,
+                        null, 0, false, ShareMode.MIG, List.of(), DeviceHealth.HEALTHY, Map.of(), null, NOW),
+                        before.device("hot-node-gpu" + i).isPresent());
+            }
+            store.put(new Tenant("hot", "hot", null, null), before.tenant("hot").isPresent());
+            store.put(new Pool("hot-pool", "hot-pool", PoolTier.TRAINING, "spread", true, null),
+                    before.pool("hot-pool").isPresent());
+            return null;
+        });
+        harness.stopThreads();
+    }
+
+    @BeforeEach
+    void freshWriter() {
+        harness.freshWriter();
+    }
+
+    @AfterEach
+    void stopThreads() {
+        harness.stopThreads();
+    }
+
+    @AfterAll
+    void stop() {
+        harness.close();
+    }
+
+    @Test
+    void everyColumnOfEveryHotRowReadsBackAsWrittenWhetherSetOrNull() throws Exception {
+        WhyPending why = new WhyPending(WhyPending.CAPACITY, "queue-when-full", "NO_CAPACITY", "no room",
+                1, "hot-pool", NOW.plusSeconds(60), NOW.plusSeconds(30));
+        GpuRequest full = new GpuRequest("hot-full", "hot", "key-1", WorkloadKind.TRAINING, 2, 1000, "1g.10gb",
+                List.of("H100", "A100"), 40_960, 2, "same-node", true, "hot-pool", "high", false, 3600,
+                RequestState.PLACED, 7, "hot-lease-full", why, NOW, NOW.plusMillis(5));
+        GpuRequest sparse = new GpuRequest("hot-sparse", "hot", null, WorkloadKind.DEV, 1, 250, null, List.of(), 0, 1,
+                "ANY", false, null, null, true, 0, RequestState.QUEUED, 0, null, null, NOW, NOW);
+        Lease fullLease = new Lease("hot-lease-full", "hot-full", "hot", "hot-pool", WorkloadKind.TRAINING, 7, false,
+                true, "gang-1", LeaseState.PREEMPTING,
+                List.of(new DeviceShare("hot-node-gpu0", 1000, null), new DeviceShare("hot-node-gpu1", 250, "1g.10gb")),
+                NOW, NOW.plusSeconds(3600), NOW.plusSeconds(1), NOW.plusSeconds(120));
+        Lease sparseLease = new Lease("hot-lease-sparse", "hot-sparse", "hot", "hot-pool", WorkloadKind.DEV, 0, true,
+                false, null, LeaseState.ACTIVE, List.of(), NOW, null, null, null);
+        DecisionLogRow decision = new DecisionLogRow(null, NOW, "ADMIT", "hot-full", "hot-lease-full", "hot",
+                "[\"admit-training\"]", "v3", "ADMITTED", "placed on hot-node");
+        DecisionLogRow bare = new DecisionLogRow(null, NOW, "QUEUE", null, null, null, "[]", null, "TEST", "bare");
+        UsageSampleRow sample = new UsageSampleRow(null, "hot-lease-full", "hot-node-gpu0", NOW, 0.625, 12_288);
+
+        List<CompletableFuture<String>> answers = harness.runAsOneBatch(List.of(
+                (before, next, store) -> {
+                    store.put(full, false);
+                    store.put(sparse, false);
+                    store.put(fullLease, false);
+                    store.put(sparseLease, false);
+                    return "inserted";
+                },
+                (before, next, store) -> {
+                    store.append(decision);
+                    store.append(bare);
+                    store.append(sample);
+                    return "appended";
+                }));
+
+        assertThat(answers.get(0).get(10, TimeUnit.SECONDS)).isEqualTo("inserted");
+        assertThat(answers.get(1).get(10, TimeUnit.SECONDS)).isEqualTo("appended");
+        GpuRequestRepository requests = harness.ctx.getBean(GpuRequestRepository.class);
+        assertThat(requests.findById("hot-full").orElseThrow().toRequest()).isEqualTo(full);
+        assertThat(requests.findById("hot-sparse").orElseThrow().toRequest()).isEqualTo(sparse);
+        PoolStore store = harness.ctx.getBean(PoolStore.class);
+        assertThat(harness.tx.executeRead(s -> store.findLease("hot-lease-full")).orElseThrow()).isEqualTo(fullLease);
+        assertThat(harness.tx.executeRead(s -> store.findLease("hot-lease-sparse")).orElseThrow()).isEqualTo(sparseLease);
+        DecisionLogRepository decisions = harness.ctx.getBean(DecisionLogRepository.class);
+        assertThat(decisions.findByRequestIdOrderById("hot-full")).singleElement()
+                .satisfies(row -> assertThat(row.id()).isNotNull())
+                .usingRecursiveComparison().ignoringFields("id").isEqualTo(decision);
+        assertThat(decisions.findByAtGreaterThanEqualsOrderById(NOW)).filteredOn(r -> "bare".equals(r.message()))
+                .singleElement().usingRecursiveComparison().ignoringFields("id").isEqualTo(bare);
+        assertThat(harness.ctx.getBean(UsageSampleRepository.class).findByAtGreaterThanEquals(NOW))
+                .filteredOn(r -> r.leaseId().equals("hot-lease-full")).singleElement()
+                .usingRecursiveComparison().ignoringFields("id").isEqualTo(sample);
+    }
+
+    @Test
+    void anUpdateOfALeaseTheDatabaseDoesNotHaveFailsItsWriteAndTheOthersCommit() throws Exception {
+        Lease ghost = new Lease("hot-ghost", "nobody", "hot", "hot-pool", WorkloadKind.DEV, 0, true, false, null,
+                LeaseState.RELEASED, List.of(), NOW, null, null, null);
+        GpuRequest kept = new GpuRequest("hot-kept", "hot", null, WorkloadKind.DEV, 1, 250, null, List.of(), 0, 1,
+                "ANY", false, null, null, true, 0, RequestState.QUEUED, 0, null, null, NOW, NOW);
+
+        List<CompletableFuture<String>> answers = harness.runAsOneBatch(List.of(
+                (before, next, store) -> {
+                    store.put(ghost, true); // "exists": an update, of a row no one inserted
+                    return "updated";
+                },
+                (before, next, store) -> {
+                    store.put(kept, false);
+                    return "kept";
+                }));
+
+        assertThat(WriterHarness.failureOf(answers.get(0))).hasMessageContaining("hot-ghost");
+        assertThat(answers.get(1).get(10, TimeUnit.SECONDS)).isEqualTo("kept");
+        assertThat(harness.ctx.getBean(GpuRequestRepository.class).existsById("hot-kept")).isTrue();
+    }
+}
