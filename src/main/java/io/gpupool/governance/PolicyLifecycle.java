@@ -125,6 +125,7 @@ public class PolicyLifecycle {
                         validation.errorLines());
             }
             PolicyVersion stored = tx.executeWrite(s -> {
+                writerLock.confirm(s.getConnection());
                 RuleSetVersionRow row = new RuleSetVersionRow(number, hash, author, message, now, parent,
                         RuleSetCodec.encode(candidate));
                 versions.save(row);
@@ -169,6 +170,7 @@ public class PolicyLifecycle {
                         + " no longer validates; the active version is unchanged", errors);
             }
             HistoryRecord record = tx.executeWrite(s -> {
+                writerLock.confirm(s.getConnection());
                 PolicyActiveRow pointer = new PolicyActiveRow(1, version, now, author);
                 if (previous.isPresent()) {
                     activeRow.update(pointer);

@@ -152,7 +152,11 @@ public class WorkingSet {
         PoolSnapshot last;
         running = batch;
         try {
-            last = tx.executeWrite(status -> batch.apply(status.getConnection(), published));
+            last = tx.executeWrite(status -> {
+                PoolSnapshot applied = batch.apply(status.getConnection(), published);
+                lock.confirm(status.getConnection()); // still the writer, until this commits
+                return applied;
+            });
         } catch (ReplayInParts replay) {
             // Rolled back; again in parts, each in a transaction of its own, until a failure stays its own.
             running = null;

@@ -30,8 +30,9 @@ import java.util.concurrent.TimeUnit;
  * it (on a connection with TCP keep-alive and a socket timeout of two intervals, so a cut network
  * fails the check instead of hanging it); if the connection was lost (a database restart, a network cut), another instance may take
  * over, so this one stops writing at once: every write answers 503 and {@code /health} reports DOWN
- * until it is restarted. Writes within one check interval of the loss are not fenced; the database
- * then still holds each of them in a transaction of its own.
+ * until it is restarted. Between a loss and the next check, a fencing epoch keeps a superseded
+ * writer from committing: taking the lock raises the epoch (table {@code writer_fence}), and every
+ * write transaction {@link #confirm confirms} it is still its own before it commits.
  * <p>
  * On H2 the database file is locked by H2 itself (a second process cannot open it), so no lock is
  * taken here.
@@ -51,6 +52,7 @@ public class WriterLock {
     private ScheduledExecutorService watchdog;
     private volatile String lost;
     private volatile boolean closing;
+    private volatile long epoch; // ours, raised when the lock was taken; 0: no lock (H2, tests)
 
     public WriterLock(@Value("${datasources.default.url}") String url,
                       @Value("${datasources.default.username:}") String user,
@@ -87,6 +89,7 @@ public class WriterLock {
                 }
                 Thread.sleep(250);
             }
+            epoch = raiseEpoch(c);
             connection = c;
         } catch (SQLException e) {
             throw new IllegalStateException("Could not take the writer lock: " + e.getMessage(), e);
@@ -98,7 +101,7 @@ public class WriterLock {
                 closeQuietly(c); // not the holder: end the session
             }
         }
-        LOG.info("Writer lock taken (PostgreSQL advisory lock {})", KEY);
+        LOG.info("Writer lock taken (PostgreSQL advisory lock {}, writer epoch {})", KEY, epoch);
         watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "writer-lock-check");
             t.setDaemon(true);
@@ -114,6 +117,31 @@ public class WriterLock {
             throw new ProblemException(503, "Not the writer", "This instance lost the writer lock (" + reason
                     + ") and no longer writes; restart it to take the lock again and reload the committed state.",
                     List.of());
+        }
+    }
+
+    /**
+     * Inside a write transaction, as its last statement before the commit: confirms that no other
+     * instance has become the writer since this one took the lock, and keeps that true until the
+     * commit (a share lock on the fence row, which a new writer's epoch raise waits for). This
+     * closes the window the periodic check leaves open after a lost lock. Throws 503, and stops
+     * this instance writing, when another instance has taken over.
+     */
+    public void confirm(Connection transaction) {
+        long ours = epoch;
+        if (ours == 0) {
+            return;
+        }
+        long current;
+        try (PreparedStatement s = transaction.prepareStatement("SELECT epoch FROM writer_fence WHERE id = 1 FOR SHARE");
+             ResultSet rs = s.executeQuery()) {
+            current = rs.next() ? rs.getLong(1) : -1;
+        } catch (SQLException e) {
+            throw new IllegalStateException("Could not confirm the writer epoch: " + e.getMessage(), e);
+        }
+        if (current != ours) {
+            fence("another instance became the writer (writer epoch " + current + ", this instance's " + ours + ")");
+            ensureHeld();
         }
     }
 
@@ -160,6 +188,27 @@ public class WriterLock {
         // A check on a cut connection fails within this instead of hanging on TCP retransmits.
         p.setProperty("socketTimeout", String.valueOf(Math.max(1, check.toSeconds() * 2)));
         return DriverManager.getConnection(url, p);
+    }
+
+    /** Lock held: raises and returns the writer epoch (waits for a transaction the previous writer confirmed). */
+    private static long raiseEpoch(Connection c) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("UPDATE writer_fence SET epoch = epoch + 1, holder = ?,"
+                + " since = now() WHERE id = 1 RETURNING epoch")) {
+            s.setString(1, "server process " + backendPid(c));
+            try (ResultSet rs = s.executeQuery()) {
+                if (!rs.next()) {
+                    throw new SQLException("the writer_fence row is missing (migration V4)");
+                }
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    private static int backendPid(Connection c) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT pg_backend_pid()"); ResultSet rs = s.executeQuery()) {
+            rs.next();
+            return rs.getInt(1);
+        }
     }
 
     private static boolean tryLock(Connection c) throws SQLException {

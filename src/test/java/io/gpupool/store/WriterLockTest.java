@@ -3,6 +3,7 @@ package io.gpupool.store;
 import io.gpupool.problem.ProblemException;
 import io.gpupool.testing.DatabaseTest;
 import io.gpupool.testing.TestDatabase;
+import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,6 +33,9 @@ class WriterLockTest {
     @BeforeEach
     void onPostgresOnly() {
         assumeTrue(TestDatabase.isPostgres(), "the writer lock is PostgreSQL's; H2 locks its file itself");
+        // Taking the lock raises the writer epoch in a table of the schema: migrate, as the service does first.
+        Flyway.configure().dataSource(System.getProperty("datasources.default.url"),
+                System.getProperty("datasources.default.username", "postgres"), "").load().migrate();
     }
 
     @AfterEach
@@ -65,6 +69,19 @@ class WriterLockTest {
     }
 
     @Test
+    void eachInstanceThatTakesTheLockRaisesTheWriterEpoch() throws Exception {
+        long before = epoch();
+        WriterLock first = lock(Duration.ZERO, Duration.ofSeconds(5));
+        first.acquire();
+        assertThat(epoch()).isEqualTo(before + 1);
+        first.release();
+
+        lock(Duration.ofSeconds(5), Duration.ofSeconds(5)).acquire();
+
+        assertThat(epoch()).isEqualTo(before + 2);
+    }
+
+    @Test
     void aWriterWhoseSessionIsKilledStopsWriting() throws Exception {
         WriterLock writer = lock(Duration.ZERO, Duration.ofMillis(100));
         writer.acquire();
@@ -90,6 +107,13 @@ class WriterLockTest {
                 System.getProperty("datasources.default.username", "postgres"), "", wait, check);
         locks.add(lock);
         return lock;
+    }
+
+    private static long epoch() throws Exception {
+        try (Connection c = connect(); ResultSet rs = c.createStatement().executeQuery("SELECT epoch FROM writer_fence")) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 
     private static Connection connect() throws Exception {

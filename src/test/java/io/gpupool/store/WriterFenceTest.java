@@ -1,0 +1,99 @@
+package io.gpupool.store;
+
+import io.gpupool.lease.WorkloadKind;
+import io.gpupool.problem.ProblemException;
+import io.gpupool.request.GpuRequest;
+import io.gpupool.request.RequestState;
+import io.gpupool.tenant.Tenant;
+import io.gpupool.testing.DatabaseTest;
+import io.gpupool.testing.TestDatabase;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * A writer that was superseded before its periodic lock check noticed cannot commit: another
+ * instance that takes the lock raises the writer epoch, and the old writer's next batch finds it
+ * raised at its commit, answers 503, writes nothing, and stops writing.
+ * (PostgreSQL only: on H2 the database file admits one process.)
+ */
+@DatabaseTest
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class WriterFenceTest {
+    private WriterHarness harness;
+
+    @BeforeAll
+    void start() {
+        assumeTrue(TestDatabase.isPostgres(), "the writer lock and its fence are PostgreSQL's; H2 locks its file itself");
+        harness = new WriterHarness();
+    }
+
+    @AfterAll
+    void stop() {
+        if (harness != null) {
+            harness.close();
+        }
+    }
+
+    @Test
+    void aWriterSupersededBeforeItsLockCheckNoticedCommitsNothingAndStopsWriting() throws Exception {
+        WriterLock lock = harness.ctx.getBean(WriterLock.class); // taken by the context's own working set
+        WorkingSet writer = new WorkingSet(harness.ctx.getBean(PoolStore.class), harness.tx, Clock.systemUTC(), 64, lock);
+        writer.loadFromDatabase();
+        writer.write((before, next, store) -> {
+            Tenant tenant = new Tenant("fenced", "fenced", null, null);
+            store.put(tenant, before.tenant("fenced").isPresent());
+            next.tenant(tenant);
+            return null;
+        });
+        assertThat(lock.lostReason()).as("still the writer").isNull();
+
+        try (Connection other = connect()) { // what another instance does once it holds the lock
+            other.createStatement().executeUpdate("UPDATE writer_fence SET epoch = epoch + 1 WHERE id = 1");
+        }
+
+        assertThatThrownBy(() -> writer.write(queue("after-takeover")))
+                .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.status()).isEqualTo(503));
+        assertThat(lock.lostReason()).contains("another instance became the writer");
+        assertThat(rowExists("after-takeover")).as("nothing of the batch committed").isFalse();
+        assertThat(writer.current().queued()).doesNotContainKey("after-takeover");
+        assertThatThrownBy(() -> writer.write(queue("later")))
+                .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.status()).isEqualTo(503));
+    }
+
+    private static Mutation<String> queue(String id) {
+        return (before, next, store) -> {
+            Instant now = Instant.now();
+            GpuRequest request = new GpuRequest(id, "fenced", null, WorkloadKind.DEV, 1, 500, null, List.of(), 0, 1,
+                    "ANY", false, null, null, true, 0, RequestState.QUEUED, 0, null, null, now, now);
+            store.put(request, false);
+            next.request(request);
+            return id;
+        };
+    }
+
+    private static boolean rowExists(String requestId) throws Exception {
+        try (Connection c = connect(); ResultSet rs = c.createStatement()
+                .executeQuery("SELECT count(*) FROM gpu_request WHERE id = '" + requestId + "'")) {
+            rs.next();
+            return rs.getInt(1) > 0;
+        }
+    }
+
+    private static Connection connect() throws Exception {
+        return DriverManager.getConnection(System.getProperty("datasources.default.url"),
+                System.getProperty("datasources.default.username", "postgres"), "");
+    }
+}
