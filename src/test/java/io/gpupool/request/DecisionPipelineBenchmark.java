@@ -32,8 +32,14 @@ import java.util.UUID;
  * a run, so victims get scarcer as it goes, as in a preemption storm). What the commit adds is measured by
  * {@code request.perf.DecisionBenchmark} (same path through AllocationService and H2). Lives in
  * this package for access to the planner; run with
- * {@code scripts/benchmark io.gpupool.request.DecisionPipelineBenchmark [gpus] [leases] [decisions] [candidate nodes]}
+ * {@code scripts/benchmark io.gpupool.request.DecisionPipelineBenchmark [gpus] [leases] [decisions] [candidate nodes] [JIT warm-up]}
  * (candidate nodes: the preemption shortlist, {@code gpupool.preemption.candidate-nodes}; 0 = every node).
+ *
+ * <p>JIT warm-up (default: as many as the measured decisions): decisions run first on a throw-away
+ * copy of the fleet, so the JIT has compiled the path before the measured pipeline starts from the
+ * very same fleet and request stream. Without it the measured phase still ran partly interpreted on
+ * 2 cores (per-decision phases kept falling through it), which a service running for days never
+ * does; pass 0 to see that cold start. Each phase prints where a decision's time went.
  */
 public final class DecisionPipelineBenchmark {
     public static void main(String[] args) {
@@ -49,6 +55,11 @@ public final class DecisionPipelineBenchmark {
         System.out.printf("fleet: %d GPUs on %d nodes, %d leases, %d tenants%n", fleet.devices().size(),
                 fleet.nodes().size(), fleet.leases().size(), fleet.tenants().size());
         System.out.printf("preemption candidate nodes: %s%n", candidateNodes == 0 ? "every node" : candidateNodes);
+        int jitWarmUp = args.length > 4 ? Integer.parseInt(args[4]) : decisions;
+        if (jitWarmUp > 0) {
+            run(new Pipeline(fleet.toBuilder().version(fleet.version() + 1).build(), candidateNodes), teams,
+                    new Random(11), jitWarmUp, "JIT warm-up on a throw-away copy of the fleet");
+        }
         Pipeline pipeline = new Pipeline(fleet.toBuilder().version(fleet.version() + 1).build(), candidateNodes);
         Random random = new Random(7);
         run(pipeline, teams, random, decisions / 4, "warm-up");
@@ -75,6 +86,27 @@ public final class DecisionPipelineBenchmark {
             System.out.printf("  %-24s p50 %7.3f  p99 %7.3f  max %8.3f ms  (%d)%n", outcome, Percentiles.of(t, 50),
                     Percentiles.of(t, 99), Percentiles.of(t, 100), t.length);
         });
+        System.out.println("  " + pipeline.phases.report(count));
+    }
+
+    /** Where a decision's time went, summed over a run: the writer's steps in order. */
+    private static final class Phases {
+        private static final String[] NAMES = {"policy facts", "admission", "capacity view", "planner", "new snapshot"};
+        private final long[] nanos = new long[NAMES.length];
+
+        void add(int phase, long from, long to) {
+            nanos[phase] += to - from;
+        }
+
+        /** Mean µs per decision of each phase, then starts over. */
+        String report(int decisions) {
+            StringBuilder line = new StringBuilder("µs per decision:");
+            for (int i = 0; i < NAMES.length; i++) {
+                line.append(String.format(" %s %.0f%s", NAMES[i], nanos[i] / 1e3 / decisions, i + 1 < NAMES.length ? "," : ""));
+            }
+            java.util.Arrays.fill(nanos, 0);
+            return line.toString();
+        }
     }
 
     /** The DecisionBenchmark mix: 60 % dev and 30 % inference fractions, 10 % one whole training GPU. */
@@ -93,6 +125,7 @@ public final class DecisionPipelineBenchmark {
         private final RequestPlanner planner;
         private final Instant start = SyntheticFleet.NOW; // the fleet's own clock: heartbeats are 20 s old
         private final long startNanos = System.nanoTime();
+        private final Phases phases = new Phases();
         private PoolSnapshot snapshot;
 
         Pipeline(PoolSnapshot snapshot, int candidateNodes) {
@@ -106,13 +139,19 @@ public final class DecisionPipelineBenchmark {
 
         String decide(GpuRequest request) {
             Instant now = now();
-            Evaluation eval = DefaultPolicy.ENGINE.admit(DefaultPolicy.POLICY, inputs.facts(snapshot), PolicyInputs.fact(request));
+            long started = System.nanoTime();
+            var facts = inputs.facts(snapshot);
+            long factsDone = System.nanoTime();
+            Evaluation eval = DefaultPolicy.ENGINE.admit(DefaultPolicy.POLICY, facts, PolicyInputs.fact(request));
             int level = eval.priorityOf(request.id()).map(p -> p.priority()).orElse(0);
+            long admitted = System.nanoTime();
             CapacityView view = inputs.view(snapshot);
+            long viewDone = System.nanoTime();
             Attempt attempt = planner.attempt(snapshot, view, request, eval, Set.of(), (pools, pool, devices) ->
                     DefaultPolicy.ENGINE.preempt(DefaultPolicy.POLICY, inputs.facts(snapshot), PolicyInputs.fact(request),
                             pools, List.of(pool), devices).preemptionPlan(request.id()),
                     WideningGate.of(request, true, now, java.time.Duration.ofSeconds(30))); // the service's default
+            long planned = System.nanoTime();
             PoolSnapshotBuilder next = snapshot.toBuilder().version(snapshot.version() + 1).takenAt(now);
             String outcome;
             if (attempt instanceof Attempt.Placed p) {
@@ -137,6 +176,12 @@ public final class DecisionPipelineBenchmark {
                 }
             }
             snapshot = next.build();
+            long built = System.nanoTime();
+            phases.add(0, started, factsDone);
+            phases.add(1, factsDone, admitted);
+            phases.add(2, admitted, viewDone);
+            phases.add(3, viewDone, planned);
+            phases.add(4, planned, built);
             return outcome;
         }
     }
