@@ -9,6 +9,7 @@ package io.gpupool.allocator;
 public final class Allocator {
     private final MemberSearch search;
     private final GangPlanner gangs;
+    private final UsableGpus usable = new UsableGpus();
 
     public Allocator(PlacementStrategy strategy) {
         this.search = new MemberSearch(strategy);
@@ -38,13 +39,18 @@ public final class Allocator {
     /**
      * The GPUs the request could use if they were free (pool, health, sharing mode, model, memory):
      * only leases holding one of them can make room for it. Null when that rules out no GPU of the
-     * request's pools (or the request needs no GPU): every lease there could.
+     * request's pools (or the request needs no GPU): every lease there could. Shared between
+     * requests of the same shape over the same layout: callers must not modify it.
      */
     public java.util.BitSet usableGpus(CapacityView view, PlacementRequest request) {
         PlacementRequest member = request.singleMember();
         if (!member.needsGpu()) {
             return null;
         }
+        return usable.of(view.layout, member, () -> computeUsable(view, member));
+    }
+
+    private java.util.BitSet computeUsable(CapacityView view, PlacementRequest member) {
         search.prepare(view, member, null);
         java.util.BitSet usable = new java.util.BitSet(view.gpuCount());
         boolean allOfThePools = true;

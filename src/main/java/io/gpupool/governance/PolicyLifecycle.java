@@ -117,9 +117,12 @@ public class PolicyLifecycle {
             RuleSet parentSet = parent == null ? RuleSet.draft(Map.of()) : load(parent);
             RuleSetComparison diff = RuleSetComparison.between(parentSet, candidate);
             if (!validation.valid()) {
-                tx.executeWrite(s -> history.append(HistoryEvent.VALIDATION_FAILED, null, hash, author, message, now,
-                        diff.added(), diff.removed(), diff.changed(), diff.unifiedDiff(),
-                        String.join("\n", validation.errorLines())));
+                tx.executeWrite(s -> {
+                    writerLock.confirm(s.getConnection());
+                    return history.append(HistoryEvent.VALIDATION_FAILED, null, hash, author, message, now,
+                            diff.added(), diff.removed(), diff.changed(), diff.unifiedDiff(),
+                            String.join("\n", validation.errorLines()));
+                });
                 throw new ProblemException(422, "Rule set rejected", "The rule set did not validate: "
                         + validation.errorLines().size() + " error(s); the active version is unchanged",
                         validation.errorLines());
@@ -164,8 +167,11 @@ public class PolicyLifecycle {
             HistoryEvent event = rollback ? HistoryEvent.ROLLED_BACK : HistoryEvent.ACTIVATED;
             if (!report.valid() || report.policy().isEmpty()) {
                 List<String> errors = report.errors().stream().map(Object::toString).toList();
-                tx.executeWrite(s -> history.append(HistoryEvent.ACTIVATION_FAILED, version, row.contentHash(), author,
-                        why, now, diff.added(), diff.removed(), diff.changed(), diff.unifiedDiff(), String.join("\n", errors)));
+                tx.executeWrite(s -> {
+                    writerLock.confirm(s.getConnection());
+                    return history.append(HistoryEvent.ACTIVATION_FAILED, version, row.contentHash(), author,
+                            why, now, diff.added(), diff.removed(), diff.changed(), diff.unifiedDiff(), String.join("\n", errors));
+                });
                 throw new ProblemException(422, "Activation refused", PolicyVersion.label(version)
                         + " no longer validates; the active version is unchanged", errors);
             }

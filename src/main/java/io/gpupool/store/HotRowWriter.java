@@ -20,7 +20,7 @@ import java.util.function.Function;
  * generated keys nobody uses (decision log and share ids), and PostgreSQL ran one executor per row.
  * A multi-row insert is one statement for the whole batch; the SQL is plain SQL that H2 and
  * PostgreSQL both accept, so both databases take the same path. Columns are listed here and in the
- * Flyway migrations; {@code BufferedBatchTest} reads every column back through the repositories.
+ * Flyway migrations; {@code HotRowWriterTest} reads every column back through the repositories.
  */
 final class HotRowWriter {
     /** Rows per INSERT statement: keeps the parameter count (rows × columns) far below driver limits. */

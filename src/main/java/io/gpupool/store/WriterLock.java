@@ -89,7 +89,7 @@ public class WriterLock {
                 }
                 Thread.sleep(250);
             }
-            epoch = raiseEpoch(c);
+            epoch = raiseEpoch(c, deadline);
             connection = c;
         } catch (SQLException e) {
             throw new IllegalStateException("Could not take the writer lock: " + e.getMessage(), e);
@@ -114,10 +114,14 @@ public class WriterLock {
     public void ensureHeld() {
         String reason = lost;
         if (reason != null) {
-            throw new ProblemException(503, "Not the writer", "This instance lost the writer lock (" + reason
-                    + ") and no longer writes; restart it to take the lock again and reload the committed state.",
-                    List.of());
+            throw notTheWriter(reason);
         }
+    }
+
+    private static ProblemException notTheWriter(String reason) {
+        return new ProblemException(503, "Not the writer", "This instance lost the writer lock (" + reason
+                + ") and no longer writes; restart it to take the lock again and reload the committed state.",
+                List.of());
     }
 
     /**
@@ -140,8 +144,10 @@ public class WriterLock {
             throw new IllegalStateException("Could not confirm the writer epoch: " + e.getMessage(), e);
         }
         if (current != ours) {
-            fence("another instance became the writer (writer epoch " + current + ", this instance's " + ours + ")");
-            ensureHeld();
+            String reason = "another instance became the writer (writer epoch " + current + ", this instance's " + ours + ")";
+            fence(reason);
+            // Thrown whatever fence() did: while shutting down it records nothing, and this batch must still not commit.
+            throw notTheWriter(reason);
         }
     }
 
@@ -190,19 +196,50 @@ public class WriterLock {
         return DriverManager.getConnection(url, p);
     }
 
-    /** Lock held: raises and returns the writer epoch (waits for a transaction the previous writer confirmed). */
-    private static long raiseEpoch(Connection c) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("UPDATE writer_fence SET epoch = epoch + 1, holder = ?,"
-                + " since = now() WHERE id = 1 RETURNING epoch")) {
-            s.setString(1, "server process " + backendPid(c));
-            try (ResultSet rs = s.executeQuery()) {
-                if (!rs.next()) {
-                    throw new SQLException("the writer_fence row is missing (migration V4)");
+    /**
+     * Lock held: raises and returns the writer epoch. The raise waits for any transaction the previous
+     * writer has already confirmed; it waits in slices shorter than the connection's socket timeout
+     * (PostgreSQL's {@code lock_timeout}, each slice rolled back on expiry, so no raise is left pending
+     * on the server), until {@code deadline}.
+     */
+    private long raiseEpoch(Connection c, long deadline) throws SQLException {
+        String holder = "server process " + backendPid(c);
+        long slice = Math.max(100, Math.min(1_000, check.toMillis() / 2));
+        c.setAutoCommit(false);
+        try {
+            while (true) {
+                try (PreparedStatement timeout = c.prepareStatement("SET LOCAL lock_timeout = '" + slice + "ms'");
+                     PreparedStatement raise = c.prepareStatement("UPDATE writer_fence SET epoch = epoch + 1,"
+                             + " holder = ?, since = now() WHERE id = 1 RETURNING epoch")) {
+                    timeout.execute();
+                    raise.setString(1, holder);
+                    try (ResultSet rs = raise.executeQuery()) {
+                        if (!rs.next()) {
+                            throw new SQLException("the writer_fence row is missing (migration V4)");
+                        }
+                        long raised = rs.getLong(1);
+                        c.commit();
+                        return raised;
+                    }
+                } catch (SQLException e) {
+                    c.rollback();
+                    if (!LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
+                        throw e;
+                    }
+                    if (System.nanoTime() >= deadline) {
+                        throw new IllegalStateException("Took the writer lock, but a transaction of the previous writer"
+                                + " still holds the writer fence after " + wait + " (gpupool.writer.lock-wait)", e);
+                    }
+                    LOG.warn("Waiting for the previous writer's last transaction before raising the writer epoch");
                 }
-                return rs.getLong(1);
             }
+        } finally {
+            c.setAutoCommit(true);
         }
     }
+
+    /** PostgreSQL's SQLSTATE for a lock_timeout that expired. */
+    private static final String LOCK_NOT_AVAILABLE = "55P03";
 
     private static int backendPid(Connection c) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("SELECT pg_backend_pid()"); ResultSet rs = s.executeQuery()) {
@@ -247,6 +284,9 @@ public class WriterLock {
     @PreDestroy
     void release() {
         closing = true;
+        if (epoch != 0 && lost == null) {
+            lost = "this instance is shutting down"; // no write may start once the lock can go to another instance
+        }
         if (watchdog != null) {
             watchdog.shutdownNow();
             try {

@@ -32,12 +32,12 @@ import java.util.UUID;
  * a run, so victims get scarcer as it goes, as in a preemption storm). What the commit adds is measured by
  * {@code request.perf.DecisionBenchmark} (same path through AllocationService and H2). Lives in
  * this package for access to the planner; run with
- * {@code scripts/benchmark io.gpupool.request.DecisionPipelineBenchmark [gpus] [leases] [decisions] [candidate nodes] [JIT warm-up]}
+ * {@code scripts/benchmark io.gpupool.request.DecisionPipelineBenchmark [gpus] [leases] [decisions] [candidate nodes] [JIT warm-up seconds]}
  * (candidate nodes: the preemption shortlist, {@code gpupool.preemption.candidate-nodes}; 0 = every node).
  *
- * <p>JIT warm-up (default: as many as the measured decisions): decisions run first on a throw-away
- * copy of the fleet, so the JIT has compiled the path before the measured pipeline starts from the
- * very same fleet and request stream. Without it the measured phase still ran partly interpreted on
+ * <p>JIT warm-up (default 30 s): decisions run first on throw-away copies of the fleet, so the JIT
+ * has compiled the path before the measured pipeline starts from the very same fleet and request
+ * stream. Without it the measured phase still ran partly interpreted on
  * 2 cores (per-decision phases kept falling through it), which a service running for days never
  * does; pass 0 to see that cold start. Each phase prints where a decision's time went.
  */
@@ -55,10 +55,12 @@ public final class DecisionPipelineBenchmark {
         System.out.printf("fleet: %d GPUs on %d nodes, %d leases, %d tenants%n", fleet.devices().size(),
                 fleet.nodes().size(), fleet.leases().size(), fleet.tenants().size());
         System.out.printf("preemption candidate nodes: %s%n", candidateNodes == 0 ? "every node" : candidateNodes);
-        int jitWarmUp = args.length > 4 ? Integer.parseInt(args[4]) : decisions;
-        if (jitWarmUp > 0) {
+        int jitSeconds = args.length > 4 ? Integer.parseInt(args[4]) : 30;
+        long jitUntil = System.nanoTime() + jitSeconds * 1_000_000_000L;
+        for (int copy = 1; System.nanoTime() < jitUntil; copy++) {
+            // A fresh copy every 10,000 decisions, so the warm-up runs the same mix as the measured phase.
             run(new Pipeline(fleet.toBuilder().version(fleet.version() + 1).build(), candidateNodes), teams,
-                    new Random(11), jitWarmUp, "JIT warm-up on a throw-away copy of the fleet");
+                    new Random(10 + copy), 10_000, "JIT warm-up, throw-away copy " + copy + " of the fleet");
         }
         Pipeline pipeline = new Pipeline(fleet.toBuilder().version(fleet.version() + 1).build(), candidateNodes);
         Random random = new Random(7);

@@ -136,6 +136,43 @@ class HotRowWriterTest {
     }
 
     @Test
+    void updatedRowsReadBackWithEveryColumnAsUpdatedIncludingValuesSetBackToNull() throws Exception {
+        WhyPending why = new WhyPending(WhyPending.QUOTA, "over-quota", "OVER_QUOTA", "over", 0, "hot-pool", null, null);
+        GpuRequest queued = new GpuRequest("hot-updated", "hot", "key-u", WorkloadKind.INFERENCE, 1, 500, null,
+                List.of("L40S"), 1024, 1, "ANY", false, "hot-pool", "high", true, 60, RequestState.QUEUED, 3, null, why,
+                NOW, NOW);
+        Lease held = new Lease("hot-lease-updated", "hot-updated", "hot", "hot-pool", WorkloadKind.INFERENCE, 3, true,
+                true, "gang-u", LeaseState.ACTIVE, List.of(new DeviceShare("hot-node-gpu1", 500, null)), NOW,
+                NOW.plusSeconds(60), NOW, null);
+        harness.workingSet.write((before, next, store) -> {
+            store.put(queued, false);
+            store.put(held, false);
+            return null;
+        });
+        GpuRequest placed = queued.with(RequestState.PLACED, 5, "hot-lease-updated", null, NOW.plusSeconds(2));
+        Lease noticed = new Lease(held.id(), held.requestId(), held.tenantId(), held.poolId(), held.kind(), 9, false,
+                false, null, LeaseState.PREEMPTING, held.shares(), held.createdAt(), null, NOW.plusSeconds(3),
+                NOW.plusSeconds(33));
+
+        List<CompletableFuture<String>> answers = harness.runAsOneBatch(List.of(
+                (before, next, store) -> {
+                    store.put(placed, true);
+                    return "request";
+                },
+                (before, next, store) -> {
+                    store.put(noticed, true);
+                    return "lease";
+                }));
+
+        assertThat(answers.get(0).get(10, TimeUnit.SECONDS)).isEqualTo("request");
+        assertThat(answers.get(1).get(10, TimeUnit.SECONDS)).isEqualTo("lease");
+        assertThat(harness.ctx.getBean(GpuRequestRepository.class).findById("hot-updated").orElseThrow().toRequest())
+                .isEqualTo(placed);
+        PoolStore store = harness.ctx.getBean(PoolStore.class);
+        assertThat(harness.tx.executeRead(s -> store.findLease("hot-lease-updated")).orElseThrow()).isEqualTo(noticed);
+    }
+
+    @Test
     void anUpdateOfALeaseTheDatabaseDoesNotHaveFailsItsWriteAndTheOthersCommit() throws Exception {
         Lease ghost = new Lease("hot-ghost", "nobody", "hot", "hot-pool", WorkloadKind.DEV, 0, true, false, null,
                 LeaseState.RELEASED, List.of(), NOW, null, null, null);

@@ -82,6 +82,64 @@ class WriterLockTest {
     }
 
     @Test
+    void aWriterThatLetTheLockGoForShutdownCommitsNothingOnceAnotherTookOver() throws Exception {
+        WriterLock old = lock(Duration.ZERO, Duration.ofSeconds(5));
+        old.acquire();
+        old.release();
+        lock(Duration.ofSeconds(5), Duration.ofSeconds(5)).acquire(); // the next instance of a rolling restart
+
+        assertThatThrownBy(old::ensureHeld).isInstanceOfSatisfying(ProblemException.class,
+                e -> assertThat(e.status()).isEqualTo(503));
+        try (Connection tx = connect()) {
+            tx.setAutoCommit(false);
+            assertThatThrownBy(() -> old.confirm(tx)).isInstanceOfSatisfying(ProblemException.class,
+                    e -> assertThat(e.getMessage()).contains("another instance became the writer"));
+        }
+    }
+
+    @Test
+    void takingTheLockRaisesTheEpochOnlyAfterATransactionTheOldWriterConfirmedHasCommitted() throws Exception {
+        WriterLock old = lock(Duration.ZERO, Duration.ofSeconds(5));
+        old.acquire();
+        long before = epoch();
+        try (Connection confirmed = connect()) {
+            confirmed.setAutoCommit(false);
+            old.confirm(confirmed); // a batch of the old writer, confirmed and not yet committed
+            old.release();
+            WriterLock next = lock(Duration.ofSeconds(20), Duration.ofMillis(400));
+            CompletableFuture<Void> taking = CompletableFuture.runAsync(next::acquire);
+            Thread.sleep(700);
+            assertThat(taking).as("waits for the confirmed batch, whose rows it must load").isNotDone();
+
+            confirmed.commit();
+
+            taking.get(10, TimeUnit.SECONDS);
+        }
+        assertThat(epoch()).isEqualTo(before + 1);
+    }
+
+    @Test
+    void takingTheLockWaitsForATransactionTheOldWriterConfirmedThenGivesUpCleanlyAfterTheWait() throws Exception {
+        WriterLock old = lock(Duration.ZERO, Duration.ofSeconds(5));
+        old.acquire();
+        long before = epoch();
+        try (Connection confirmed = connect()) {
+            confirmed.setAutoCommit(false);
+            old.confirm(confirmed); // a batch of the old writer, confirmed and not yet committed
+            old.release();
+
+            assertThatThrownBy(() -> lock(Duration.ofMillis(1500), Duration.ofMillis(400)).acquire())
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("still holds the writer fence");
+            confirmed.commit();
+        }
+
+        assertThat(epoch()).as("no raise left pending on the server after giving up").isEqualTo(before);
+        lock(Duration.ofSeconds(5), Duration.ofSeconds(5)).acquire();
+        assertThat(epoch()).isEqualTo(before + 1);
+    }
+
+    @Test
     void aWriterWhoseSessionIsKilledStopsWriting() throws Exception {
         WriterLock writer = lock(Duration.ZERO, Duration.ofMillis(100));
         writer.acquire();
