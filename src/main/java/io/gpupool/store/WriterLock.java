@@ -89,7 +89,8 @@ public class WriterLock {
                 }
                 Thread.sleep(250);
             }
-            epoch = raiseEpoch(c, deadline);
+            // Waits in slices well below the lock connection's socket timeout (two check intervals).
+            epoch = WriterEpoch.raise(c, deadline, Math.max(100, Math.min(1_000, check.toMillis() / 2)), wait);
             connection = c;
         } catch (SQLException e) {
             throw new IllegalStateException("Could not take the writer lock: " + e.getMessage(), e);
@@ -136,13 +137,7 @@ public class WriterLock {
         if (ours == 0) {
             return;
         }
-        long current;
-        try (PreparedStatement s = transaction.prepareStatement("SELECT epoch FROM writer_fence WHERE id = 1 FOR SHARE");
-             ResultSet rs = s.executeQuery()) {
-            current = rs.next() ? rs.getLong(1) : -1;
-        } catch (SQLException e) {
-            throw new IllegalStateException("Could not confirm the writer epoch: " + e.getMessage(), e);
-        }
+        long current = WriterEpoch.readHolding(transaction);
         if (current != ours) {
             String reason = "another instance became the writer (writer epoch " + current + ", this instance's " + ours + ")";
             fence(reason);
@@ -194,58 +189,6 @@ public class WriterLock {
         // A check on a cut connection fails within this instead of hanging on TCP retransmits.
         p.setProperty("socketTimeout", String.valueOf(Math.max(1, check.toSeconds() * 2)));
         return DriverManager.getConnection(url, p);
-    }
-
-    /**
-     * Lock held: raises and returns the writer epoch. The raise waits for any transaction the previous
-     * writer has already confirmed; it waits in slices shorter than the connection's socket timeout
-     * (PostgreSQL's {@code lock_timeout}, each slice rolled back on expiry, so no raise is left pending
-     * on the server), until {@code deadline}.
-     */
-    private long raiseEpoch(Connection c, long deadline) throws SQLException {
-        String holder = "server process " + backendPid(c);
-        long slice = Math.max(100, Math.min(1_000, check.toMillis() / 2));
-        c.setAutoCommit(false);
-        try {
-            while (true) {
-                try (PreparedStatement timeout = c.prepareStatement("SET LOCAL lock_timeout = '" + slice + "ms'");
-                     PreparedStatement raise = c.prepareStatement("UPDATE writer_fence SET epoch = epoch + 1,"
-                             + " holder = ?, since = now() WHERE id = 1 RETURNING epoch")) {
-                    timeout.execute();
-                    raise.setString(1, holder);
-                    try (ResultSet rs = raise.executeQuery()) {
-                        if (!rs.next()) {
-                            throw new SQLException("the writer_fence row is missing (migration V4)");
-                        }
-                        long raised = rs.getLong(1);
-                        c.commit();
-                        return raised;
-                    }
-                } catch (SQLException e) {
-                    c.rollback();
-                    if (!LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
-                        throw e;
-                    }
-                    if (System.nanoTime() >= deadline) {
-                        throw new IllegalStateException("Took the writer lock, but a transaction of the previous writer"
-                                + " still holds the writer fence after " + wait + " (gpupool.writer.lock-wait)", e);
-                    }
-                    LOG.warn("Waiting for the previous writer's last transaction before raising the writer epoch");
-                }
-            }
-        } finally {
-            c.setAutoCommit(true);
-        }
-    }
-
-    /** PostgreSQL's SQLSTATE for a lock_timeout that expired. */
-    private static final String LOCK_NOT_AVAILABLE = "55P03";
-
-    private static int backendPid(Connection c) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("SELECT pg_backend_pid()"); ResultSet rs = s.executeQuery()) {
-            rs.next();
-            return rs.getInt(1);
-        }
     }
 
     private static boolean tryLock(Connection c) throws SQLException {
