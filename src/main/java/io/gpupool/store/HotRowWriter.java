@@ -47,17 +47,30 @@ final class HotRowWriter {
     private HotRowWriter() {
     }
 
-    static <T> void insert(Connection connection, Table<T> table, List<T> rows) throws SQLException {
+    /** Inserts {@code rows}; the first statement also carries the transaction's epoch read when one is pending. */
+    static <T> void insert(Connection connection, Table<T> table, List<T> rows, EpochCheck epoch) throws SQLException {
         for (int from = 0; from < rows.size(); from += MAX_ROWS_PER_INSERT) {
             List<T> chunk = rows.subList(from, Math.min(rows.size(), from + MAX_ROWS_PER_INSERT));
-            try (PreparedStatement insert = connection.prepareStatement(table.insert(chunk.size()))) {
+            String read = epoch.pendingRead();
+            String sql = table.insert(chunk.size());
+            try (PreparedStatement insert = connection.prepareStatement(read == null ? sql : read + "; " + sql)) {
                 int index = 1;
                 for (T row : chunk) {
                     for (Column<T> column : table.columns()) {
                         bind(insert, index++, column, row);
                     }
                 }
-                int inserted = insert.executeUpdate();
+                int inserted;
+                if (read == null) {
+                    inserted = insert.executeUpdate();
+                } else {
+                    insert.execute(); // one round-trip: the epoch read, then the insert
+                    try (var epochRead = insert.getResultSet()) {
+                        epoch.read(epochRead);
+                    }
+                    insert.getMoreResults();
+                    inserted = insert.getUpdateCount();
+                }
                 if (inserted != chunk.size()) {
                     throw new SQLException(table.name() + ": inserted " + inserted + " of " + chunk.size() + " rows");
                 }

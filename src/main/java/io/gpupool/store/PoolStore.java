@@ -50,23 +50,24 @@ public class PoolStore {
     private final GpuRequestRepository requests;
     private final RowBuffer buffer; // null: the store of reads (hot rows are written only by a write batch)
     private final Connection connection; // the batch's transaction, where the buffer is flushed; null without a buffer
+    private final EpochCheck epoch; // the batch's writer-epoch confirmation, sent with its first insert
 
     @Inject
     PoolStore(SiteRepository sites, ClusterRepository clusters, NodeRepository nodes, DeviceRepository devices,
               PoolRepository pools, TenantRepository tenants, QuotaRepository quotas, LeaseRepository leases,
               LeaseShareRepository shares, GpuRequestRepository requests) {
-        this(sites, clusters, nodes, devices, pools, tenants, quotas, leases, shares, requests, null, null);
+        this(sites, clusters, nodes, devices, pools, tenants, quotas, leases, shares, requests, null, null, null);
     }
 
-    private PoolStore(PoolStore base, RowBuffer buffer, Connection connection) {
+    private PoolStore(PoolStore base, RowBuffer buffer, Connection connection, EpochCheck epoch) {
         this(base.sites, base.clusters, base.nodes, base.devices, base.pools, base.tenants, base.quotas, base.leases,
-                base.shares, base.requests, buffer, connection);
+                base.shares, base.requests, buffer, connection, epoch);
     }
 
     private PoolStore(SiteRepository sites, ClusterRepository clusters, NodeRepository nodes, DeviceRepository devices,
                       PoolRepository pools, TenantRepository tenants, QuotaRepository quotas, LeaseRepository leases,
                       LeaseShareRepository shares, GpuRequestRepository requests, RowBuffer buffer,
-                      Connection connection) {
+                      Connection connection, EpochCheck epoch) {
         this.sites = sites;
         this.clusters = clusters;
         this.nodes = nodes;
@@ -79,14 +80,16 @@ public class PoolStore {
         this.requests = requests;
         this.buffer = buffer;
         this.connection = connection;
+        this.epoch = epoch;
     }
 
     /**
      * This store with its hot rows held in {@code buffer} until {@link #flush}, which writes them on
-     * {@code connection}, the batch's open transaction (one batch, writer thread only).
+     * {@code connection}, the batch's open transaction, its first insert carrying {@code epoch}'s
+     * read (one batch, writer thread only).
      */
-    PoolStore buffered(RowBuffer buffer, Connection connection) {
-        return new PoolStore(this, buffer, connection);
+    PoolStore buffered(RowBuffer buffer, Connection connection, EpochCheck epoch) {
+        return new PoolStore(this, buffer, connection, epoch);
     }
 
     /** Writes every held row: one statement per table and kind (see {@link HotRowWriter}), inserts before updates. */
@@ -96,14 +99,14 @@ public class PoolStore {
         }
         RowBuffer.Rows rows = buffer.drain();
         try {
-            HotRowWriter.insert(connection, HotTables.REQUEST, rows.requestInserts().stream().map(GpuRequestRow::of).toList());
-            HotRowWriter.insert(connection, HotTables.LEASE, rows.leaseInserts().stream().map(LeaseRow::of).toList());
+            HotRowWriter.insert(connection, HotTables.REQUEST, rows.requestInserts().stream().map(GpuRequestRow::of).toList(), epoch);
+            HotRowWriter.insert(connection, HotTables.LEASE, rows.leaseInserts().stream().map(LeaseRow::of).toList(), epoch);
             HotRowWriter.insert(connection, HotTables.SHARE, rows.leaseInserts().stream()
-                    .flatMap(l -> l.shares().stream().map(s -> LeaseShareRow.of(l.id(), s))).toList());
+                    .flatMap(l -> l.shares().stream().map(s -> LeaseShareRow.of(l.id(), s))).toList(), epoch);
             HotRowWriter.update(connection, HotTables.REQUEST, rows.requestUpdates().stream().map(GpuRequestRow::of).toList());
             HotRowWriter.update(connection, HotTables.LEASE, rows.leaseUpdates().stream().map(LeaseRow::of).toList());
-            HotRowWriter.insert(connection, HotTables.DECISION, rows.decisions());
-            HotRowWriter.insert(connection, HotTables.USAGE, rows.usage());
+            HotRowWriter.insert(connection, HotTables.DECISION, rows.decisions(), epoch);
+            HotRowWriter.insert(connection, HotTables.USAGE, rows.usage(), epoch);
         } catch (SQLException e) {
             throw new DataAccessException("Writing the batch's rows failed: " + e.getMessage(), e);
         }

@@ -153,13 +153,19 @@ public class WorkingSet {
         running = batch;
         try {
             last = tx.executeWrite(status -> {
-                PoolSnapshot applied = batch.apply(status.getConnection(), published);
-                lock.confirm(status.getConnection()); // still the writer, until this commits
+                EpochCheck epoch = new EpochCheck(lock); // still the writer, until this commits
+                PoolSnapshot applied = batch.apply(status.getConnection(), published, epoch);
+                epoch.beforeCommit(status.getConnection());
                 return applied;
             });
         } catch (ReplayInParts replay) {
             // Rolled back; again in parts, each in a transaction of its own, until a failure stays its own.
             running = null;
+            if (lock.lostReason() != null) {
+                // Not a write's own failure: this instance is no longer the writer. Nothing to replay.
+                batch.writes().forEach(w -> w.fail(replay.getCause()));
+                return;
+            }
             LOG.warn("Write batch of {} rolled back and replayed in parts: {}", batch.writes().size(),
                     String.valueOf(replay.getCause()));
             batch.writes().forEach(PendingWrite::unstage);

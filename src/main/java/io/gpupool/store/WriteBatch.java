@@ -71,13 +71,13 @@ final class WriteBatch {
      * {@code published}; returns the snapshot after the last successful one ({@code published}
      * itself when none changed anything). Throws only when the batch as a whole must not commit.
      */
-    PoolSnapshot apply(Connection connection, PoolSnapshot published) throws SQLException {
+    PoolSnapshot apply(Connection connection, PoolSnapshot published, EpochCheck epoch) throws SQLException {
         // The batch's writes share a row buffer: their rows go out in one statement per table and
         // kind at the end, not one round-trip per row, and a failing write's rows are simply dropped.
         // A batch of one has no one to spare: its failure rolls the whole transaction back.
         boolean alone = writes.size() == 1;
         RowBuffer buffer = new RowBuffer();
-        PoolStore rows = store.buffered(buffer, connection);
+        PoolStore rows = store.buffered(buffer, connection, epoch);
         PoolSnapshot before = published;
         for (int index = 0; index < writes.size(); index++) {
             PendingWrite<?> write = writes.get(index);

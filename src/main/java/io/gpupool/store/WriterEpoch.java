@@ -65,14 +65,20 @@ final class WriterEpoch {
         }
     }
 
+    /** Reads the epoch with a share lock held until the transaction ends. */
+    static final String READ_HOLDING = "SELECT epoch FROM writer_fence WHERE id = 1 FOR SHARE";
+
     /** The current epoch, read in {@code transaction} with a share lock held until it ends. */
     static long readHolding(Connection transaction) {
-        try (PreparedStatement s = transaction.prepareStatement("SELECT epoch FROM writer_fence WHERE id = 1 FOR SHARE");
-             ResultSet rs = s.executeQuery()) {
-            return rs.next() ? rs.getLong(1) : -1;
+        try (PreparedStatement s = transaction.prepareStatement(READ_HOLDING); ResultSet rs = s.executeQuery()) {
+            return epochOf(rs);
         } catch (SQLException e) {
             throw new IllegalStateException("Could not confirm the writer epoch: " + e.getMessage(), e);
         }
+    }
+
+    static long epochOf(ResultSet rs) throws SQLException {
+        return rs.next() ? rs.getLong(1) : -1;
     }
 
     private static int backendPid(Connection c) throws SQLException {

@@ -133,11 +133,19 @@ public class WriterLock {
      * this instance writing, when another instance has taken over.
      */
     public void confirm(Connection transaction) {
-        long ours = epoch;
-        if (ours == 0) {
-            return;
+        if (fenced()) {
+            check(WriterEpoch.readHolding(transaction));
         }
-        long current = WriterEpoch.readHolding(transaction);
+    }
+
+    /** Whether write transactions confirm the epoch: PostgreSQL, lock taken. */
+    boolean fenced() {
+        return epoch != 0;
+    }
+
+    /** The epoch a write transaction read under a share lock: 503, and no more writes, unless it is ours. */
+    void check(long current) {
+        long ours = epoch;
         if (current != ours) {
             String reason = "another instance became the writer (writer epoch " + current + ", this instance's " + ours + ")";
             fence(reason);

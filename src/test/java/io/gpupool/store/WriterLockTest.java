@@ -140,6 +140,28 @@ class WriterLockTest {
     }
 
     @Test
+    void aBatchWhoseEpochReadWasRefusedCannotCommitEvenIfAMutationSwallowedTheRefusal() throws Exception {
+        WriterLock writer = lock(Duration.ZERO, Duration.ofSeconds(5));
+        writer.acquire();
+        try (Connection other = connect()) {
+            other.createStatement().executeUpdate("UPDATE writer_fence SET epoch = epoch + 1 WHERE id = 1");
+        }
+        try (Connection tx = connect()) {
+            tx.setAutoCommit(false);
+            EpochCheck carried = new EpochCheck(writer); // read with the batch's first insert
+            try (ResultSet epoch = tx.createStatement().executeQuery(carried.pendingRead())) {
+                assertThatThrownBy(() -> carried.read(epoch)).isInstanceOf(ProblemException.class);
+            }
+            assertThatThrownBy(() -> carried.beforeCommit(tx)).as("refused again before the commit")
+                    .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.status()).isEqualTo(503));
+
+            EpochCheck alone = new EpochCheck(writer); // a batch without inserts confirms on its own
+            assertThatThrownBy(() -> alone.beforeCommit(tx))
+                    .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.status()).isEqualTo(503));
+        }
+    }
+
+    @Test
     void aWriterWhoseSessionIsKilledStopsWriting() throws Exception {
         WriterLock writer = lock(Duration.ZERO, Duration.ofMillis(100));
         writer.acquire();
