@@ -26,18 +26,38 @@ final class HotRowWriter {
     /** Rows per INSERT statement: keeps the parameter count (rows × columns) far below driver limits. */
     private static final int MAX_ROWS_PER_INSERT = 64;
 
-    /** One table's hot columns: name, SQL type (for nulls) and how a row gives its value. */
-    record Table<T>(String name, String key, List<Column<T>> columns) {
-        String insert(int rows) {
-            String columnList = String.join(", ", columns.stream().map(Column::name).toList());
-            String one = "(" + String.join(", ", java.util.Collections.nCopies(columns.size(), "?")) + ")";
-            return "INSERT INTO " + name + " (" + columnList + ") VALUES "
-                    + String.join(", ", java.util.Collections.nCopies(rows, one));
+    /**
+     * One table's hot columns: name, SQL type (for nulls) and how a row gives its value. Its SQL is
+     * built once, not on every flush: the UPDATE, and each INSERT by its row count.
+     */
+    static final class Table<T> {
+        private final String name;
+        private final List<Column<T>> columns;
+        private final Column<T> key; // null: the table is only inserted into (identity key)
+        private final String update;
+        private final String insertPrefix;
+        private final String rowPlaceholders;
+        private final String[] insertByRows = new String[MAX_ROWS_PER_INSERT + 1]; // filled as first needed
+
+        Table(String name, String key, List<Column<T>> columns) {
+            this.name = name;
+            this.columns = columns;
+            this.key = columns.stream().filter(c -> c.name().equals(key)).findFirst().orElse(null);
+            this.update = "UPDATE " + name + " SET " + String.join(", ", columns.stream()
+                    .filter(c -> c != this.key).map(c -> c.name() + " = ?").toList()) + " WHERE " + key + " = ?";
+            this.insertPrefix = "INSERT INTO " + name + " (" + String.join(", ", columns.stream().map(Column::name).toList())
+                    + ") VALUES ";
+            this.rowPlaceholders = "(" + String.join(", ", java.util.Collections.nCopies(columns.size(), "?")) + ")";
         }
 
-        String update() {
-            return "UPDATE " + name + " SET " + String.join(", ", columns.stream()
-                    .filter(c -> !c.name().equals(key)).map(c -> c.name() + " = ?").toList()) + " WHERE " + key + " = ?";
+        /** Racy but safe: every thread builds the same immutable string. */
+        String insert(int rows) {
+            String sql = insertByRows[rows];
+            if (sql == null) {
+                sql = insertPrefix + String.join(", ", java.util.Collections.nCopies(rows, rowPlaceholders));
+                insertByRows[rows] = sql;
+            }
+            return sql;
         }
     }
 
@@ -56,7 +76,7 @@ final class HotRowWriter {
             try (PreparedStatement insert = connection.prepareStatement(read == null ? sql : read + "; " + sql)) {
                 int index = 1;
                 for (T row : chunk) {
-                    for (Column<T> column : table.columns()) {
+                    for (Column<T> column : table.columns) {
                         bind(insert, index++, column, row);
                     }
                 }
@@ -72,7 +92,7 @@ final class HotRowWriter {
                     inserted = insert.getUpdateCount();
                 }
                 if (inserted != chunk.size()) {
-                    throw new SQLException(table.name() + ": inserted " + inserted + " of " + chunk.size() + " rows");
+                    throw new SQLException(table.name + ": inserted " + inserted + " of " + chunk.size() + " rows");
                 }
             }
         }
@@ -83,14 +103,12 @@ final class HotRowWriter {
         if (rows.isEmpty()) {
             return;
         }
-        try (PreparedStatement update = connection.prepareStatement(table.update())) {
-            Column<T> key = null;
+        Column<T> key = table.key;
+        try (PreparedStatement update = connection.prepareStatement(table.update)) {
             for (T row : rows) {
                 int index = 1;
-                for (Column<T> column : table.columns()) {
-                    if (column.name().equals(table.key())) {
-                        key = column;
-                    } else {
+                for (Column<T> column : table.columns) {
+                    if (column != key) {
                         bind(update, index++, column, row);
                     }
                 }
@@ -100,8 +118,7 @@ final class HotRowWriter {
             int[] counts = update.executeBatch();
             for (int i = 0; i < counts.length; i++) {
                 if (counts[i] != 1 && counts[i] != Statement.SUCCESS_NO_INFO) {
-                    throw new SQLException(table.name() + ": update of " + table.columns().stream()
-                            .filter(c -> c.name().equals(table.key())).findFirst().orElseThrow().value().apply(rows.get(i))
+                    throw new SQLException(table.name + ": update of " + key.value().apply(rows.get(i))
                             + " changed " + counts[i] + " rows");
                 }
             }

@@ -1,9 +1,5 @@
 package io.gpupool.store;
 
-import io.micronaut.data.exceptions.DataAccessException;
-import java.sql.Connection;
-import java.sql.SQLException;
-
 import io.gpupool.inventory.Cluster;
 import io.gpupool.inventory.Device;
 import io.gpupool.inventory.Node;
@@ -18,9 +14,12 @@ import io.gpupool.request.RequestState;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.snapshot.PoolSnapshotBuilder;
 import io.gpupool.tenant.Tenant;
+import io.micronaut.data.exceptions.DataAccessException;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;

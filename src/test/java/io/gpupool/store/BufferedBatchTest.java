@@ -10,12 +10,8 @@ import io.gpupool.request.GpuRequest;
 import io.gpupool.request.RequestState;
 import io.gpupool.tenant.Tenant;
 import io.gpupool.testing.DatabaseTest;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -27,21 +23,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A batch of several writes buffers its hot rows (requests, leases, decision log) and writes them in
- * a few JDBC batches before the commit. The buffer must be invisible to the mutations: each still
+ * one statement per table and kind before the commit. The buffer must be invisible to the mutations: each still
  * sees what earlier ones wrote, a refused write leaves no row, and a row the database refuses fails
  * only the write that made it.
  */
 @DatabaseTest
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class BufferedBatchTest {
+class BufferedBatchTest extends WriterHarnessTest {
     private static final Instant NOW = Instant.now().truncatedTo(ChronoUnit.MILLIS);
-    private WriterHarness harness;
     private GpuRequestRepository requestRows;
     private LeaseRepository leaseRows;
 
     @BeforeAll
     void start() {
-        harness = new WriterHarness();
         requestRows = harness.ctx.getBean(GpuRequestRepository.class);
         leaseRows = harness.ctx.getBean(LeaseRepository.class);
         harness.freshWriter();
@@ -55,21 +48,6 @@ class BufferedBatchTest {
             return null;
         });
         harness.stopThreads();
-    }
-
-    @BeforeEach
-    void freshWriter() {
-        harness.freshWriter();
-    }
-
-    @AfterEach
-    void stopThreads() {
-        harness.stopThreads();
-    }
-
-    @AfterAll
-    void stop() {
-        harness.close();
     }
 
     @Test

@@ -4,12 +4,9 @@ import io.gpupool.problem.ProblemException;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.tenant.Tenant;
 import io.gpupool.testing.DatabaseTest;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -32,9 +29,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * writer) until the writes under test are all queued; they then run as the next batch, in order.
  */
 @DatabaseTest
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class GroupCommitTest {
-    private WriterHarness harness;
+class GroupCommitTest extends WriterHarnessTest {
     private CommitFailingTransactions tx;
     private TenantRepository tenantRows;
     private WorkingSet workingSet;
@@ -42,26 +37,14 @@ class GroupCommitTest {
 
     @BeforeAll
     void start() {
-        harness = new WriterHarness();
         tx = harness.tx;
         tenantRows = harness.ctx.getBean(TenantRepository.class);
     }
 
     @BeforeEach
-    void freshWriter() {
-        harness.freshWriter();
+    void useFreshWriter() {
         workingSet = harness.workingSet;
         threads = harness.threads();
-    }
-
-    @AfterEach
-    void stopThreads() {
-        harness.stopThreads();
-    }
-
-    @AfterAll
-    void stop() {
-        harness.close();
     }
 
     private <R> List<CompletableFuture<R>> runAsOneBatch(List<Mutation<R>> batch) throws Exception {

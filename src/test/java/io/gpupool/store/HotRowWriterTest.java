@@ -17,12 +17,8 @@ import io.gpupool.request.RequestState;
 import io.gpupool.request.WhyPending;
 import io.gpupool.tenant.Tenant;
 import io.gpupool.testing.DatabaseTest;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -39,14 +35,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * row that is not in the database fails its write instead of being lost.
  */
 @DatabaseTest
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class HotRowWriterTest {
+class HotRowWriterTest extends WriterHarnessTest {
     private static final Instant NOW = Instant.now().truncatedTo(ChronoUnit.MILLIS);
-    private WriterHarness harness;
 
     @BeforeAll
     void start() {
-        harness = new WriterHarness();
         harness.freshWriter();
         harness.workingSet.write((before, next, store) -> {
             store.put(new Site("hot-site", "hot", "region"), before.sites().containsKey("hot-site"));
@@ -64,21 +57,6 @@ class HotRowWriterTest {
             return null;
         });
         harness.stopThreads();
-    }
-
-    @BeforeEach
-    void freshWriter() {
-        harness.freshWriter();
-    }
-
-    @AfterEach
-    void stopThreads() {
-        harness.stopThreads();
-    }
-
-    @AfterAll
-    void stop() {
-        harness.close();
     }
 
     @Test

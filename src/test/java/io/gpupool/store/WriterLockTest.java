@@ -45,7 +45,7 @@ class WriterLockTest {
 
     @Test
     void aSecondInstanceWaitsThenRefusesNamingTheHolder() {
-        lock(Duration.ZERO, Duration.ofSeconds(5)).acquire();
+        writer();
 
         assertThatThrownBy(() -> lock(Duration.ofMillis(600), Duration.ofSeconds(5)).acquire())
                 .isInstanceOf(IllegalStateException.class)
@@ -55,8 +55,7 @@ class WriterLockTest {
 
     @Test
     void aWaitingInstanceTakesOverWhenTheWriterStops() throws Exception {
-        WriterLock first = lock(Duration.ZERO, Duration.ofSeconds(5));
-        first.acquire();
+        WriterLock first = writer();
         WriterLock second = lock(Duration.ofSeconds(20), Duration.ofSeconds(5));
         CompletableFuture<Void> waiting = CompletableFuture.runAsync(second::acquire);
         Thread.sleep(500);
@@ -71,8 +70,7 @@ class WriterLockTest {
     @Test
     void eachInstanceThatTakesTheLockRaisesTheWriterEpoch() throws Exception {
         long before = epoch();
-        WriterLock first = lock(Duration.ZERO, Duration.ofSeconds(5));
-        first.acquire();
+        WriterLock first = writer();
         assertThat(epoch()).isEqualTo(before + 1);
         first.release();
 
@@ -83,13 +81,11 @@ class WriterLockTest {
 
     @Test
     void aWriterThatLetTheLockGoForShutdownCommitsNothingOnceAnotherTookOver() throws Exception {
-        WriterLock old = lock(Duration.ZERO, Duration.ofSeconds(5));
-        old.acquire();
+        WriterLock old = writer();
         old.release();
         lock(Duration.ofSeconds(5), Duration.ofSeconds(5)).acquire(); // the next instance of a rolling restart
 
-        assertThatThrownBy(old::ensureHeld).isInstanceOfSatisfying(ProblemException.class,
-                e -> assertThat(e.status()).isEqualTo(503));
+        assertNotTheWriter(old::ensureHeld);
         try (Connection tx = connect()) {
             tx.setAutoCommit(false);
             assertThatThrownBy(() -> old.confirm(tx)).isInstanceOfSatisfying(ProblemException.class,
@@ -99,12 +95,9 @@ class WriterLockTest {
 
     @Test
     void takingTheLockRaisesTheEpochOnlyAfterATransactionTheOldWriterConfirmedHasCommitted() throws Exception {
-        WriterLock old = lock(Duration.ZERO, Duration.ofSeconds(5));
-        old.acquire();
+        WriterLock old = writer();
         long before = epoch();
-        try (Connection confirmed = connect()) {
-            confirmed.setAutoCommit(false);
-            old.confirm(confirmed); // a batch of the old writer, confirmed and not yet committed
+        try (Connection confirmed = confirmedBatchOf(old)) {
             old.release();
             WriterLock next = lock(Duration.ofSeconds(20), Duration.ofMillis(400));
             CompletableFuture<Void> taking = CompletableFuture.runAsync(next::acquire);
@@ -120,12 +113,9 @@ class WriterLockTest {
 
     @Test
     void takingTheLockWaitsForATransactionTheOldWriterConfirmedThenGivesUpCleanlyAfterTheWait() throws Exception {
-        WriterLock old = lock(Duration.ZERO, Duration.ofSeconds(5));
-        old.acquire();
+        WriterLock old = writer();
         long before = epoch();
-        try (Connection confirmed = connect()) {
-            confirmed.setAutoCommit(false);
-            old.confirm(confirmed); // a batch of the old writer, confirmed and not yet committed
+        try (Connection confirmed = confirmedBatchOf(old)) {
             old.release();
 
             assertThatThrownBy(() -> lock(Duration.ofMillis(1500), Duration.ofMillis(400)).acquire())
@@ -141,8 +131,7 @@ class WriterLockTest {
 
     @Test
     void aBatchWhoseEpochReadWasRefusedCannotCommitEvenIfAMutationSwallowedTheRefusal() throws Exception {
-        WriterLock writer = lock(Duration.ZERO, Duration.ofSeconds(5));
-        writer.acquire();
+        WriterLock writer = writer();
         try (Connection other = connect()) {
             other.createStatement().executeUpdate("UPDATE writer_fence SET epoch = epoch + 1 WHERE id = 1");
         }
@@ -152,12 +141,10 @@ class WriterLockTest {
             try (ResultSet epoch = tx.createStatement().executeQuery(carried.pendingRead())) {
                 assertThatThrownBy(() -> carried.read(epoch)).isInstanceOf(ProblemException.class);
             }
-            assertThatThrownBy(() -> carried.beforeCommit(tx)).as("refused again before the commit")
-                    .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.status()).isEqualTo(503));
+            assertNotTheWriter(() -> carried.beforeCommit(tx)); // refused again before the commit
 
             EpochCheck alone = new EpochCheck(writer); // a batch without inserts confirms on its own
-            assertThatThrownBy(() -> alone.beforeCommit(tx))
-                    .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.status()).isEqualTo(503));
+            assertNotTheWriter(() -> alone.beforeCommit(tx));
         }
     }
 
@@ -178,8 +165,26 @@ class WriterLockTest {
             Thread.sleep(50);
         }
         assertThat(writer.lostReason()).isNotNull();
-        assertThatThrownBy(writer::ensureHeld).isInstanceOfSatisfying(ProblemException.class,
-                e -> assertThat(e.status()).isEqualTo(503));
+        assertNotTheWriter(writer::ensureHeld);
+    }
+
+    /** A writer that holds the lock (no wait, the default check interval). */
+    private WriterLock writer() {
+        WriterLock writer = lock(Duration.ZERO, Duration.ofSeconds(5));
+        writer.acquire();
+        return writer;
+    }
+
+    /** A transaction of {@code writer}'s that has confirmed the epoch and is not yet committed. */
+    private static Connection confirmedBatchOf(WriterLock writer) throws Exception {
+        Connection batch = connect();
+        batch.setAutoCommit(false);
+        writer.confirm(batch);
+        return batch;
+    }
+
+    private static void assertNotTheWriter(org.assertj.core.api.ThrowableAssert.ThrowingCallable write) {
+        assertThatThrownBy(write).isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.status()).isEqualTo(503));
     }
 
     private WriterLock lock(Duration wait, Duration check) {
