@@ -2,18 +2,21 @@ package io.gpupool.store;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 
 /**
- * Writes a flushed {@link RowBuffer}'s hot rows in plain JDBC: one multi-row {@code INSERT ... VALUES
- * (...), (...)} per table and one batched {@code UPDATE} per table, on the batch's own connection.
+ * Writes a flushed {@link RowBuffer}'s hot rows in plain JDBC, on the batch's own connection: one
+ * multi-row {@code INSERT ... VALUES (...), (...)} per table and one {@code UPDATE} per updated row,
+ * all of them in one round-trip on PostgreSQL ({@link #run}).
  *
  * <p>Why not the repositories: at a few thousand writes a second the group-commit leader spent
  * about a fifth of its time in Micronaut Data's per-row, reflective binding and in reading back
@@ -23,6 +26,7 @@ import java.util.function.Function;
  * Flyway migrations; {@code HotRowWriterTest} reads every column back through the repositories.
  */
 final class HotRowWriter {
+    private static final String POSTGRESQL = "PostgreSQL";
     /** Rows per INSERT statement: keeps the parameter count (rows × columns) far below driver limits. */
     private static final int MAX_ROWS_PER_INSERT = 64;
 
@@ -64,62 +68,118 @@ final class HotRowWriter {
     record Column<T>(String name, int sqlType, Function<T, Object> value) {
     }
 
-    private HotRowWriter() {
-    }
+    /** One table's rows for one statement (an insert) or one statement per row (an update by key). */
+    private record Step<T>(Table<T> table, List<T> rows, boolean update) {
+        int statements() {
+            return update ? rows.size() : 1;
+        }
 
-    /** Inserts {@code rows}; the first statement also carries the transaction's epoch read when one is pending. */
-    static <T> void insert(Connection connection, Table<T> table, List<T> rows, EpochCheck epoch) throws SQLException {
-        for (int from = 0; from < rows.size(); from += MAX_ROWS_PER_INSERT) {
-            List<T> chunk = rows.subList(from, Math.min(rows.size(), from + MAX_ROWS_PER_INSERT));
-            String read = epoch.pendingRead();
-            String sql = table.insert(chunk.size());
-            try (PreparedStatement insert = connection.prepareStatement(read == null ? sql : read + "; " + sql)) {
-                int index = 1;
-                for (T row : chunk) {
+        String sql() {
+            return update ? table.update : table.insert(rows.size());
+        }
+
+        /** Binds statement {@code statement} of this step from {@code index} on; returns the next free index. */
+        int bindStatement(PreparedStatement s, int index, int statement) throws SQLException {
+            if (!update) {
+                for (T row : rows) {
                     for (Column<T> column : table.columns) {
-                        bind(insert, index++, column, row);
+                        HotRowWriter.bind(s, index++, column, row);
                     }
                 }
-                int inserted;
-                if (read == null) {
-                    inserted = insert.executeUpdate();
-                } else {
-                    insert.execute(); // one round-trip: the epoch read, then the insert
-                    try (var epochRead = insert.getResultSet()) {
-                        epoch.read(epochRead);
-                    }
-                    insert.getMoreResults();
-                    inserted = insert.getUpdateCount();
+                return index;
+            }
+            T row = rows.get(statement);
+            for (Column<T> column : table.columns) {
+                if (column != table.key) {
+                    HotRowWriter.bind(s, index++, column, row);
                 }
-                if (inserted != chunk.size()) {
-                    throw new SQLException(table.name + ": inserted " + inserted + " of " + chunk.size() + " rows");
-                }
+            }
+            HotRowWriter.bind(s, index++, table.key, row);
+            return index;
+        }
+
+        /** A statement's update count: every row inserted, and exactly one row per update (a lost update is a bug). */
+        void check(int statement, int count) throws SQLException {
+            if (!update && count != rows.size()) {
+                throw new SQLException(table.name + ": inserted " + count + " of " + rows.size() + " rows");
+            }
+            if (update && count != 1 && count != Statement.SUCCESS_NO_INFO) {
+                throw new SQLException(table.name + ": update of " + table.key.value().apply(rows.get(statement))
+                        + " changed " + count + " rows");
             }
         }
     }
 
-    /** Updates every row by its key; a row that is not there fails the flush (a lost update is a bug). */
-    static <T> void update(Connection connection, Table<T> table, List<T> rows) throws SQLException {
-        if (rows.isEmpty()) {
+    private final List<Step<?>> steps = new ArrayList<>();
+
+    /** Adds the inserts of {@code rows}, up to {@link #MAX_ROWS_PER_INSERT} to a statement. */
+    <T> HotRowWriter insert(Table<T> table, List<T> rows) {
+        for (int from = 0; from < rows.size(); from += MAX_ROWS_PER_INSERT) {
+            steps.add(new Step<>(table, rows.subList(from, Math.min(rows.size(), from + MAX_ROWS_PER_INSERT)), false));
+        }
+        return this;
+    }
+
+    /** Adds an update by key of every row in {@code rows}; one that is not in the database fails the flush. */
+    <T> HotRowWriter update(Table<T> table, List<T> rows) {
+        if (!rows.isEmpty()) {
+            steps.add(new Step<>(table, rows, true));
+        }
+        return this;
+    }
+
+    /**
+     * Runs the statements in the order added. On PostgreSQL all of them, led by the transaction's
+     * epoch read when one is pending, go out as one multi-statement prepared statement: the driver
+     * sends them together and the server answers once, so a flush costs one round-trip however many
+     * tables and rows it holds. Each statement still runs on its own snapshot and reports its own
+     * count, checked here. Elsewhere (embedded H2, where a round-trip costs nothing) one by one.
+     */
+    void run(Connection connection, EpochCheck epoch) throws SQLException {
+        if (steps.isEmpty()) {
             return;
         }
-        Column<T> key = table.key;
-        try (PreparedStatement update = connection.prepareStatement(table.update)) {
-            for (T row : rows) {
-                int index = 1;
-                for (Column<T> column : table.columns) {
-                    if (column != key) {
-                        bind(update, index++, column, row);
-                    }
-                }
-                bind(update, index, key, row);
-                update.addBatch();
+        if (!POSTGRESQL.equals(connection.getMetaData().getDatabaseProductName())) {
+            runOneByOne(connection);
+            return;
+        }
+        String read = epoch.pendingRead();
+        StringBuilder sql = new StringBuilder(read == null ? "" : read);
+        for (Step<?> step : steps) {
+            String one = step.sql();
+            for (int i = 0; i < step.statements(); i++) {
+                sql.append(sql.isEmpty() ? "" : "; ").append(one);
             }
-            int[] counts = update.executeBatch();
-            for (int i = 0; i < counts.length; i++) {
-                if (counts[i] != 1 && counts[i] != Statement.SUCCESS_NO_INFO) {
-                    throw new SQLException(table.name + ": update of " + key.value().apply(rows.get(i))
-                            + " changed " + counts[i] + " rows");
+        }
+        try (PreparedStatement script = connection.prepareStatement(sql.toString())) {
+            int index = 1;
+            for (Step<?> step : steps) {
+                for (int i = 0; i < step.statements(); i++) {
+                    index = step.bindStatement(script, index, i);
+                }
+            }
+            script.execute();
+            if (read != null) {
+                try (ResultSet epochRead = script.getResultSet()) {
+                    epoch.read(epochRead);
+                }
+                script.getMoreResults();
+            }
+            for (Step<?> step : steps) {
+                for (int i = 0; i < step.statements(); i++) {
+                    step.check(i, script.getUpdateCount());
+                    script.getMoreResults();
+                }
+            }
+        }
+    }
+
+    private void runOneByOne(Connection connection) throws SQLException {
+        for (Step<?> step : steps) {
+            for (int i = 0; i < step.statements(); i++) {
+                try (PreparedStatement one = connection.prepareStatement(step.sql())) {
+                    step.bindStatement(one, 1, i);
+                    step.check(i, one.executeUpdate());
                 }
             }
         }

@@ -91,21 +91,23 @@ public class PoolStore {
         return new PoolStore(this, buffer, connection, epoch);
     }
 
-    /** Writes every held row: one statement per table and kind (see {@link HotRowWriter}), inserts before updates. */
+    /** Writes every held row, inserts before updates, in one round-trip on PostgreSQL (see {@link HotRowWriter}). */
     void flush() {
         if (buffer == null || buffer.isEmpty()) {
             return;
         }
         RowBuffer.Rows rows = buffer.drain();
         try {
-            HotRowWriter.insert(connection, HotTables.REQUEST, rows.requestInserts().stream().map(GpuRequestRow::of).toList(), epoch);
-            HotRowWriter.insert(connection, HotTables.LEASE, rows.leaseInserts().stream().map(LeaseRow::of).toList(), epoch);
-            HotRowWriter.insert(connection, HotTables.SHARE, rows.leaseInserts().stream()
-                    .flatMap(l -> l.shares().stream().map(s -> LeaseShareRow.of(l.id(), s))).toList(), epoch);
-            HotRowWriter.update(connection, HotTables.REQUEST, rows.requestUpdates().stream().map(GpuRequestRow::of).toList());
-            HotRowWriter.update(connection, HotTables.LEASE, rows.leaseUpdates().stream().map(LeaseRow::of).toList());
-            HotRowWriter.insert(connection, HotTables.DECISION, rows.decisions(), epoch);
-            HotRowWriter.insert(connection, HotTables.USAGE, rows.usage(), epoch);
+            new HotRowWriter()
+                    .insert(HotTables.REQUEST, rows.requestInserts().stream().map(GpuRequestRow::of).toList())
+                    .insert(HotTables.LEASE, rows.leaseInserts().stream().map(LeaseRow::of).toList())
+                    .insert(HotTables.SHARE, rows.leaseInserts().stream()
+                            .flatMap(l -> l.shares().stream().map(s -> LeaseShareRow.of(l.id(), s))).toList())
+                    .update(HotTables.REQUEST, rows.requestUpdates().stream().map(GpuRequestRow::of).toList())
+                    .update(HotTables.LEASE, rows.leaseUpdates().stream().map(LeaseRow::of).toList())
+                    .insert(HotTables.DECISION, rows.decisions())
+                    .insert(HotTables.USAGE, rows.usage())
+                    .run(connection, epoch);
         } catch (SQLException e) {
             throw new DataAccessException("Writing the batch's rows failed: " + e.getMessage(), e);
         }
