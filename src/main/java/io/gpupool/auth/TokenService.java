@@ -4,8 +4,11 @@ import io.gpupool.problem.ProblemException;
 import io.gpupool.store.ApiTokenRepository;
 import io.gpupool.store.ApiTokenRow;
 import io.gpupool.store.WorkingSet;
+import io.gpupool.store.WriterLock;
+import io.micronaut.transaction.TransactionOperations;
 import jakarta.inject.Singleton;
 
+import java.sql.Connection;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
@@ -15,18 +18,25 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Issues, lists, revokes and checks API tokens. Valid tokens are cached by hash: authentication is a
- * map lookup on every request, and the cache changes only after the row is committed.
+ * map lookup on every request, and the cache changes only after the row is committed. Token rows are
+ * written outside the working set, but like every write they are fenced: only the writer issues or
+ * revokes, and a writer superseded since its last lock check commits neither (503).
  */
 @Singleton
 public class TokenService {
     private final ApiTokenRepository tokens;
     private final WorkingSet workingSet;
+    private final WriterLock writerLock;
+    private final TransactionOperations<Connection> tx;
     private final Clock clock;
     private final Map<String, Caller> byHash = new ConcurrentHashMap<>();
 
-    TokenService(ApiTokenRepository tokens, WorkingSet workingSet, Clock clock) {
+    TokenService(ApiTokenRepository tokens, WorkingSet workingSet, WriterLock writerLock,
+                 TransactionOperations<Connection> tx, Clock clock) {
         this.tokens = tokens;
         this.workingSet = workingSet;
+        this.writerLock = writerLock;
+        this.tx = tx;
         this.clock = clock;
     }
 
@@ -81,7 +91,7 @@ public class TokenService {
         }
         ApiTokenRow revoked = new ApiTokenRow(row.id(), row.name(), row.role(), row.tenantId(), row.tokenHash(),
                 row.createdBy(), row.createdAt(), clock.instant());
-        tokens.update(revoked);
+        fenced(() -> tokens.update(revoked));
         byHash.remove(row.tokenHash());
         return info(revoked);
     }
@@ -93,8 +103,18 @@ public class TokenService {
     private TokenInfo store(String name, Role role, String tenantId, String createdBy, String secret) {
         ApiTokenRow row = new ApiTokenRow(UUID.randomUUID().toString(), name, role.name(), tenantId,
                 TokenHash.of(secret), createdBy, clock.instant(), null);
-        tokens.save(row);
+        fenced(() -> tokens.save(row));
         return info(row);
+    }
+
+    /** One token write in a transaction of its own that commits only while this instance is the writer. */
+    private void fenced(Runnable write) {
+        writerLock.ensureHeld();
+        tx.executeWrite(status -> {
+            writerLock.confirm(status.getConnection());
+            write.run();
+            return null;
+        });
     }
 
     private static Caller caller(ApiTokenRow row) {

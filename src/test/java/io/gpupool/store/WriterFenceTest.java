@@ -1,5 +1,8 @@
 package io.gpupool.store;
 
+import io.gpupool.auth.IssuedToken;
+import io.gpupool.auth.Role;
+import io.gpupool.auth.TokenService;
 import io.gpupool.lease.WorkloadKind;
 import io.gpupool.problem.ProblemException;
 import io.gpupool.request.GpuRequest;
@@ -7,8 +10,7 @@ import io.gpupool.request.RequestState;
 import io.gpupool.tenant.Tenant;
 import io.gpupool.testing.DatabaseTest;
 import io.gpupool.testing.TestDatabase;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -27,7 +29,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * A writer that was superseded before its periodic lock check noticed cannot commit: another
  * instance that takes the lock raises the writer epoch, and the old writer's next batch finds it
- * raised at its commit, answers 503, writes nothing, and stops writing.
+ * raised at its commit, answers 503, writes nothing, and stops writing. The same holds for the
+ * token rows written outside the working set.
  * (PostgreSQL only: on H2 the database file admits one process.)
  */
 @DatabaseTest
@@ -35,22 +38,18 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class WriterFenceTest {
     private WriterHarness harness;
 
-    @BeforeAll
-    void start() {
-        if (TestDatabase.isPostgres()) {
-            harness = new WriterHarness();
-        }
-    }
-
+    /** A context of its own per test: each test fences its writer for good, and closing it lets the lock go. */
     @BeforeEach
-    void onPostgresOnly() {
-        assumeTrue(harness != null, "the writer lock and its fence are PostgreSQL's; H2 locks its file itself");
+    void start() {
+        assumeTrue(TestDatabase.isPostgres(), "the writer lock and its fence are PostgreSQL's; H2 locks its file itself");
+        harness = new WriterHarness();
     }
 
-    @AfterAll
+    @AfterEach
     void stop() {
         if (harness != null) {
             harness.close();
+            harness = null;
         }
     }
 
@@ -67,9 +66,7 @@ class WriterFenceTest {
         });
         assertThat(lock.lostReason()).as("still the writer").isNull();
 
-        try (Connection other = connect()) { // what another instance does once it holds the lock
-            other.createStatement().executeUpdate("UPDATE writer_fence SET epoch = epoch + 1 WHERE id = 1");
-        }
+        anotherInstanceTakesOver();
 
         assertThatThrownBy(() -> writer.write(queue("after-takeover")))
                 .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.status()).isEqualTo(503));
@@ -78,6 +75,29 @@ class WriterFenceTest {
         assertThat(writer.current().queued()).doesNotContainKey("after-takeover");
         assertThatThrownBy(() -> writer.write(queue("later")))
                 .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.status()).isEqualTo(503));
+    }
+
+    @Test
+    void aWriterSupersededBeforeItsLockCheckNoticedNeitherIssuesNorRevokesTokens() throws Exception {
+        TokenService tokens = harness.ctx.getBean(TokenService.class);
+        IssuedToken issued = tokens.issue("before-takeover", Role.VIEWER, null, "test");
+
+        anotherInstanceTakesOver();
+
+        assertThatThrownBy(() -> tokens.issue("after-takeover", Role.VIEWER, null, "test"))
+                .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.status()).isEqualTo(503));
+        assertThat(count("SELECT count(*) FROM api_token WHERE name = 'after-takeover'")).as("no token row").isZero();
+        assertThatThrownBy(() -> tokens.revoke(issued.token().id()))
+                .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.status()).isEqualTo(503));
+        assertThat(count("SELECT count(*) FROM api_token WHERE name = 'before-takeover' AND revoked_at IS NULL"))
+                .as("the revocation did not commit").isEqualTo(1);
+    }
+
+    /** What another instance does once it holds the lock. */
+    private static void anotherInstanceTakesOver() throws Exception {
+        try (Connection other = connect()) {
+            other.createStatement().executeUpdate("UPDATE writer_fence SET epoch = epoch + 1 WHERE id = 1");
+        }
     }
 
     private static Mutation<String> queue(String id) {
@@ -92,10 +112,13 @@ class WriterFenceTest {
     }
 
     private static boolean rowExists(String requestId) throws Exception {
-        try (Connection c = connect(); ResultSet rs = c.createStatement()
-                .executeQuery("SELECT count(*) FROM gpu_request WHERE id = '" + requestId + "'")) {
+        return count("SELECT count(*) FROM gpu_request WHERE id = '" + requestId + "'") > 0;
+    }
+
+    private static int count(String query) throws Exception {
+        try (Connection c = connect(); ResultSet rs = c.createStatement().executeQuery(query)) {
             rs.next();
-            return rs.getInt(1) > 0;
+            return rs.getInt(1);
         }
     }
 
