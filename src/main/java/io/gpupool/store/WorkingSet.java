@@ -77,7 +77,10 @@ public class WorkingSet {
     void loadFromDatabase() {
         lock.acquire(); // before reading: the state loaded must be the last writer's final one
         long start = System.nanoTime();
-        PoolSnapshot loaded = tx.executeRead(status -> store.load(1, clock.instant()));
+        PoolSnapshot loaded = tx.executeRead(status -> {
+            lock.checkSameDatabase(status.getConnection());
+            return store.load(1, clock.instant());
+        });
         current.set(loaded);
         lastVersion = loaded.version();
         LOG.info("Working set loaded: {} devices, {} nodes, {} tenants, {} active leases in {} ms",

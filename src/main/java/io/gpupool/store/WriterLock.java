@@ -2,7 +2,9 @@ package io.gpupool.store;
 
 import io.gpupool.problem.ProblemException;
 import io.micronaut.context.annotation.Value;
+import io.micronaut.core.annotation.Nullable;
 import jakarta.annotation.PreDestroy;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,16 +56,28 @@ public class WriterLock {
     private volatile boolean closing;
     private volatile long epoch; // ours, raised when the lock was taken; 0: no lock (H2, tests)
 
+    /**
+     * @param lockUrl where the lock's own session connects, when not {@code url}: PostgreSQL itself,
+     *                past a pooler in transaction mode (PgBouncer), which would hand the session that
+     *                holds the lock to other clients between transactions
+     */
+    @Inject
     public WriterLock(@Value("${datasources.default.url}") String url,
+                      @Nullable @Value("${gpupool.writer.lock-url:}") String lockUrl,
                       @Value("${datasources.default.username:}") String user,
                       @Value("${datasources.default.password:}") String password,
                       @Value("${gpupool.writer.lock-wait:30s}") Duration wait,
                       @Value("${gpupool.writer.lock-check:5s}") Duration check) {
-        this.url = url;
+        this.url = lockUrl == null || lockUrl.isBlank() ? url : lockUrl;
         this.user = user;
         this.password = password;
         this.wait = wait;
         this.check = check;
+    }
+
+    /** A lock whose session connects to {@code url} (tests). */
+    WriterLock(String url, String user, String password, Duration wait, Duration check) {
+        this(url, null, user, password, wait, check);
     }
 
     /** Takes the lock (waiting up to the configured time), or throws naming who holds it. */
@@ -135,6 +149,29 @@ public class WriterLock {
     public void confirm(Connection transaction) {
         if (fenced()) {
             check(WriterEpoch.readHolding(transaction));
+        }
+    }
+
+    /**
+     * At start, on a connection of the service's own data source: the lock's session (which may
+     * connect elsewhere, {@code gpupool.writer.lock-url}) must have raised the epoch of this very
+     * database, or every batch would be refused later for a reason no one could see.
+     */
+    public void checkSameDatabase(Connection serviceConnection) {
+        if (!fenced()) {
+            return;
+        }
+        long seen;
+        try (PreparedStatement s = serviceConnection.prepareStatement("SELECT epoch FROM writer_fence WHERE id = 1");
+             ResultSet rs = s.executeQuery()) {
+            seen = WriterEpoch.epochOf(rs);
+        } catch (SQLException e) {
+            seen = -1;
+        }
+        if (seen != epoch) {
+            throw new IllegalStateException("The writer lock's session (gpupool.writer.lock-url) and the service's data"
+                    + " source reach different databases: the lock raised writer epoch " + epoch + ", the data source"
+                    + " reads " + (seen < 0 ? "none" : String.valueOf(seen)) + ". Point both at the same database.");
         }
     }
 

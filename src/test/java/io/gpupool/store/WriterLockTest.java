@@ -68,6 +68,36 @@ class WriterLockTest {
     }
 
     @Test
+    void theLockSessionConnectsWhereLockUrlPointsNotThroughTheDataSourcesUrl() throws Exception {
+        long before = epoch();
+        // The data source's URL (say, PgBouncer in transaction mode) is never used by the lock's session.
+        WriterLock lock = new WriterLock("jdbc:postgresql://127.0.0.1:1/through-a-pooler", System.getProperty("datasources.default.url"),
+                System.getProperty("datasources.default.username", "postgres"), "", Duration.ZERO, Duration.ofSeconds(5));
+        locks.add(lock);
+
+        lock.acquire();
+
+        lock.ensureHeld();
+        assertThat(epoch()).isEqualTo(before + 1);
+    }
+
+    @Test
+    void aStartWhoseLockSessionReachesAnotherDatabaseThanTheDataSourceIsRefused() throws Exception {
+        WriterLock lock = writer();
+        try (Connection same = connect()) {
+            lock.checkSameDatabase(same); // the normal start: both reach the test database
+        }
+        String otherDatabase = System.getProperty("datasources.default.url").replaceFirst("/[^/?]+(\\?.*)?$", "/postgres");
+        try (Connection other = DriverManager.getConnection(otherDatabase,
+                System.getProperty("datasources.default.username", "postgres"), "")) {
+            assertThatThrownBy(() -> lock.checkSameDatabase(other))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("gpupool.writer.lock-url")
+                    .hasMessageContaining("Point both at the same database");
+        }
+    }
+
+    @Test
     void eachInstanceThatTakesTheLockRaisesTheWriterEpoch() throws Exception {
         long before = epoch();
         WriterLock first = writer();
