@@ -115,8 +115,8 @@ public class LifecycleScheduler {
     /** Leases whose notice ran out give their GPUs back: PREEMPTED for a waiting request, RECLAIMED otherwise. */
     void endGracePeriods() {
         Instant now = clock.instant();
-        for (Lease lease : workingSet.current().leases().values()) {
-            if (lease.state() != LeaseState.PREEMPTING || lease.deadline() == null || lease.deadline().isAfter(now)) {
+        for (Lease lease : workingSet.current().underNotice().values()) {
+            if (lease.deadline() == null || lease.deadline().isAfter(now)) {
                 continue;
             }
             workingSet.write((before, next, store) -> {

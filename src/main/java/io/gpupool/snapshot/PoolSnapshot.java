@@ -55,6 +55,7 @@ public final class PoolSnapshot {
     private final Map<String, List<Device>> devicesByNode;
     private final PMap<String, Integer> usedMilliByDevice;
     private final PMap<String, Integer> promisedMilliByDevice;
+    private final PMap<String, Lease> underNotice;
 
     /** Maps must be read-only; {@code devicesByNode} null means "index {@code devices} now". */
     PoolSnapshot(long version, Instant takenAt, SnapshotDelta delta, Map<String, Site> sites,
@@ -62,7 +63,7 @@ public final class PoolSnapshot {
                  Map<String, Tenant> tenants, Map<String, Pool> pools, Map<String, Quota> quotas,
                  PMap<String, Lease> leases, PMap<String, GpuRequest> queued,
                  Map<String, List<Device>> devicesByNode, PMap<String, Integer> usedMilliByDevice,
-                 PMap<String, Integer> promisedMilliByDevice) {
+                 PMap<String, Integer> promisedMilliByDevice, PMap<String, Lease> underNotice) {
         this.version = version;
         this.takenAt = takenAt;
         this.delta = delta;
@@ -78,6 +79,7 @@ public final class PoolSnapshot {
         this.devicesByNode = devicesByNode != null ? devicesByNode : indexDevicesByNode(devices.values());
         this.usedMilliByDevice = usedMilliByDevice;
         this.promisedMilliByDevice = promisedMilliByDevice;
+        this.underNotice = underNotice;
     }
 
     public static PoolSnapshotBuilder builder() {
@@ -129,6 +131,15 @@ public final class PoolSnapshot {
      * devices with some are listed.
      */
     public Map<String, Integer> promisedMilli() { return promisedMilliByDevice; }
+
+    /**
+     * The leases under a preemption or reclamation notice (PREEMPTING), by id: what the scheduler's
+     * every pass looks at for ended grace periods, kept from the deltas so a pass does not scan every
+     * lease (tens of thousands) to find the few under notice.
+     */
+    public Map<String, Lease> underNotice() { return underNotice; }
+
+    PMap<String, Lease> underNoticeMap() { return underNotice; }
 
     public Optional<Device> device(String id) { return Optional.ofNullable(devices.get(id)); }
     public Optional<Node> node(String id) { return Optional.ofNullable(nodes.get(id)); }

@@ -118,7 +118,7 @@ public final class PoolSnapshotBuilder {
         boolean sameDevices = base != null && !devices.modified();
         return new PoolSnapshot(version, takenAt, delta, sites.freeze(), clusters.freeze(), nodes.freeze(),
                 devices.freeze(), tenants.freeze(), pools.freeze(), quotas.freeze(), leases, queued,
-                sameDevices ? base.devicesByNode() : null, usage(delta, false), usage(delta, true));
+                sameDevices ? base.devicesByNode() : null, usage(delta, false), usage(delta, true), underNotice(delta));
     }
 
     private SnapshotDelta delta() {
@@ -169,6 +169,24 @@ public final class PoolSnapshotBuilder {
             }
         }
         return used;
+    }
+
+    /** The leases under notice: the base's plus the delta, or picked afresh without a base. */
+    private PMap<String, Lease> underNotice(SnapshotDelta delta) {
+        PMap<String, Lease> notice = base == null ? PoolSnapshot.noLeases() : base.underNoticeMap();
+        Collection<Lease> removed = base == null ? List.of() : delta.leasesRemoved();
+        Collection<Lease> added = base == null ? leases.values() : delta.leasesAdded();
+        for (Lease lease : removed) { // before the added: a lease replaced under notice stays under notice
+            if (lease.state() == LeaseState.PREEMPTING) {
+                notice = notice.minus(lease.id());
+            }
+        }
+        for (Lease lease : added) {
+            if (lease.state() == LeaseState.PREEMPTING) {
+                notice = notice.plus(lease.id(), lease);
+            }
+        }
+        return notice;
     }
 
     private static PMap<String, Integer> add(PMap<String, Integer> used, Lease lease, int sign) {

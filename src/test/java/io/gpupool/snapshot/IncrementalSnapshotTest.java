@@ -24,6 +24,7 @@ class IncrementalSnapshotTest {
     void usageDeviceAndNoticeIndexesAfterEveryCommitEqualAFreshBuild() {
         LeaseChurn churn = new LeaseChurn(11);
         PoolSnapshot s = churn.fleet();
+        int stepsWithNotices = 0;
         for (int step = 0; step < 400; step++) {
             s = churn.step(s);
             PoolSnapshot expected = fresh(s);
@@ -35,7 +36,12 @@ class IncrementalSnapshotTest {
                 assertThat(s.devicesOn(node)).isEqualTo(expected.devicesOn(node));
             }
             assertThat(s.promisedMilli()).as("milli under notice at step %d", step).isEqualTo(expected.promisedMilli());
+            assertThat(s.underNotice()).as("leases under notice at step %d", step).isEqualTo(expected.underNotice())
+                    .isEqualTo(s.leases().values().stream().filter(l -> l.state() == LeaseState.PREEMPTING)
+                            .collect(java.util.stream.Collectors.toMap(Lease::id, l -> l)));
+            stepsWithNotices += s.underNotice().isEmpty() ? 0 : 1;
         }
+        assertThat(stepsWithNotices).as("the churn puts leases under notice").isGreaterThan(100);
     }
 
     @Test

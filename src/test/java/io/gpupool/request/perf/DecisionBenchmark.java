@@ -175,6 +175,10 @@ public final class DecisionBenchmark {
                 median(() -> tracked.forPreemption(training, pool)));
         print("per queued request: preemption evaluation (Drools) on those facts",
                 median(() -> engine.preempt(policy, tracked, training, pool)));
+        print("per scheduler pass: leases under notice, by scanning every lease (before)", median(() -> snapshot.leases()
+                .values().stream().filter(l -> l.state() == LeaseState.PREEMPTING).toList()));
+        print("per scheduler pass: leases under notice, from the snapshot's index (now)",
+                median(() -> List.copyOf(snapshot.underNotice().values())));
         WorkingSet workingSet = ctx.getBean(WorkingSet.class);
         print("per commit: empty write (transaction, no change)", median(() -> workingSet.write((b, n, st) -> null)));
     }
