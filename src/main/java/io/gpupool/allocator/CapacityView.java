@@ -223,6 +223,8 @@ public final class CapacityView {
     public boolean inPools(int gpu, java.util.Set<String> pools) {
         return pools.isEmpty() || layout.gpuPool[gpu] >= 0 && pools.contains(layout.pools[layout.gpuPool[gpu]]);
     }
+    /** The pool the GPU belongs to, or null when none. */
+    public String poolOf(int gpu) { return layout.gpuPool[gpu] < 0 ? null : layout.pools[layout.gpuPool[gpu]]; }
     public int freeMilli(int gpu) { return gpuFree[gpu]; }
     public int modelOf(int gpu) { return layout.gpuModel[gpu]; }
     public String modelName(int model) { return layout.models[model]; }

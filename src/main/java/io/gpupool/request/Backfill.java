@@ -1,15 +1,16 @@
 package io.gpupool.request;
 
+import io.gpupool.allocator.Allocator;
 import io.gpupool.allocator.CapacityView;
+import io.gpupool.allocator.HeldShare;
 import io.gpupool.allocator.PlacementPlan;
-import io.gpupool.allocator.SnapshotCapacity;
-import io.gpupool.lease.Lease;
 import io.gpupool.snapshot.PoolSnapshot;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 
@@ -66,40 +67,65 @@ final class Backfill {
         return cached;
     }
 
+    /**
+     * The head's reservation: the smallest prefix of the pool's ending leases, in end order, whose
+     * ending lets the head fit. Found by doubling the prefix, then halving inside the last step, each
+     * view built from the previous one, so a lease is given back about twice in all and the head is
+     * planned O(log n) times; the leases come in end order from {@link EndingLeases}, kept across
+     * commits, and are walked only as far as the head needs. The pass every release triggers while
+     * something waits runs this inside the single writer (docs/performance.md).
+     */
     Reservation reserve(PoolSnapshot snapshot, GpuRequest head) {
         String pool = head.whyPending() == null ? null : head.whyPending().pool();
         if (pool == null) {
             return Reservation.unreservable(head);
         }
-        List<Lease> ending = snapshot.leases().values().stream().filter(l -> l.expiresAt() != null)
-                .sorted(Comparator.comparing(Lease::expiresAt)).toList();
         CapacityView now = inputs.view(snapshot);
-        int lo = 1;
-        int hi = ending.size();
-        PlacementPlan found = null;
-        CapacityView foundView = null;
-        int foundAt = -1;
-        while (lo <= hi) { // smallest prefix of ending leases whose release lets the head fit
-            int mid = (lo + hi) >>> 1;
-            CapacityView view = now.release(ending.subList(0, mid).stream()
-                    .flatMap(l -> SnapshotCapacity.victim(now, l).shares().stream()).toList());
-            PlacementPlan plan = allocators.forPool(snapshot.pool(pool).orElse(null))
-                    .plan(view, RequestPlanner.placement(head, pool));
-            if (plan != null) {
-                found = plan;
-                foundView = view;
-                foundAt = mid;
-                hi = mid - 1;
-            } else {
-                lo = mid + 1;
+        Iterator<EndingLeases.Ending> inEndOrder = inputs.ending(snapshot).inPool(pool).iterator();
+        List<EndingLeases.Ending> ending = new ArrayList<>(); // the part walked so far
+        Allocator allocator = allocators.forPool(snapshot.pool(pool).orElse(null));
+        var request = RequestPlanner.placement(head, pool);
+        CapacityView base = now; // every lease before baseAt given back
+        int baseAt = 0;
+        for (int step = 1; baseAt < ending.size() || inEndOrder.hasNext(); step *= 2) {
+            while (ending.size() < baseAt + step && inEndOrder.hasNext()) {
+                ending.add(inEndOrder.next());
             }
+            int upTo = Math.min(ending.size(), baseAt + step);
+            CapacityView view = release(base, ending, baseAt, upTo);
+            PlacementPlan plan = allocator.plan(view, request);
+            if (plan == null) {
+                base = view;
+                baseAt = upTo;
+                continue;
+            }
+            int hi = upTo; // the head fits once the first hi end; halve (baseAt, hi] down to the smallest such
+            while (hi - baseAt > 1) {
+                int mid = (baseAt + hi) >>> 1;
+                CapacityView half = release(base, ending, baseAt, mid);
+                PlacementPlan fits = allocator.plan(half, request);
+                if (fits != null) {
+                    hi = mid;
+                    plan = fits;
+                    view = half;
+                } else {
+                    base = half;
+                    baseAt = mid;
+                }
+            }
+            Set<String> gpus = new HashSet<>();
+            CapacityView placed = view;
+            plan.members().forEach(m -> Arrays.stream(m.gpus()).forEach(g -> gpus.add(placed.deviceId(g))));
+            return new Reservation(head, gpus, ending.get(hi - 1).lease().expiresAt());
         }
-        if (found == null) {
-            return Reservation.unreservable(head);
+        return Reservation.unreservable(head);
+    }
+
+    private static CapacityView release(CapacityView view, List<EndingLeases.Ending> ending, int from, int to) {
+        List<HeldShare> shares = new ArrayList<>();
+        for (EndingLeases.Ending e : ending.subList(from, to)) {
+            shares.addAll(e.shares());
         }
-        Set<String> gpus = new HashSet<>();
-        CapacityView view = foundView;
-        found.members().forEach(m -> Arrays.stream(m.gpus()).forEach(g -> gpus.add(view.deviceId(g))));
-        return new Reservation(head, gpus, ending.get(foundAt - 1).expiresAt());
+        return view.release(shares);
     }
 }

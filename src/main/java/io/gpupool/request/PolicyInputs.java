@@ -8,13 +8,14 @@ import io.gpupool.policy.fact.SnapshotFacts;
 import io.gpupool.snapshot.PoolSnapshot;
 
 /**
- * Derived inputs of each snapshot the writer decides on: policy facts and the allocator's capacity
- * view, updated from the previous snapshot's by what changed (one decision changes one lease), so a
+ * Derived inputs of each snapshot the writer decides on: policy facts, the allocator's capacity
+ * view and the leases that end (for backfill), updated from the previous snapshot's by what changed (one decision changes one lease), so a
  * decision does not pay for the whole fleet. Single-writer use only.
  */
 final class PolicyInputs {
     private final FactsTracker facts = new FactsTracker();
     private final CapacityTracker views = new CapacityTracker();
+    private final EndingLeases ending = new EndingLeases(views::of);
 
     SnapshotFacts facts(PoolSnapshot snapshot) {
         return facts.of(snapshot);
@@ -22,6 +23,11 @@ final class PolicyInputs {
 
     CapacityView view(PoolSnapshot snapshot) {
         return views.of(snapshot);
+    }
+
+    /** The leases with a TTL per pool, in end order (backfill reservations). */
+    EndingLeases.ByPool ending(PoolSnapshot snapshot) {
+        return ending.of(snapshot);
     }
 
     static RequestFact fact(GpuRequest r) {

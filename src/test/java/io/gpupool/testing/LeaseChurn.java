@@ -24,8 +24,9 @@ import java.util.Random;
 
 /**
  * A seeded stream of snapshots as commits produce them: leases placed (fractions, whole GPUs, gangs
- * over two nodes, MIG partitions), released, noticed, re-flagged as borrowed, plus the occasional
- * quota or device-health change. Incremental derivations are checked against fresh ones over it.
+ * over two nodes, MIG partitions), released, noticed, re-flagged as borrowed and renewed, plus the occasional
+ * quota or device-health change; two leases in three have a TTL. Incremental derivations are checked
+ * against fresh ones over it.
  */
 public final class LeaseChurn {
     private static final Instant T0 = Instant.parse("2026-03-01T08:00:00Z");
@@ -80,7 +81,8 @@ public final class LeaseChurn {
         } else if (dice < 92) {
             Lease l = pick(held);
             b.lease(new Lease(l.id(), l.requestId(), l.tenantId(), l.poolId(), l.kind(), l.priority(), l.preemptible(),
-                    !l.borrowed(), l.gangId(), l.state(), l.shares(), l.createdAt(), l.expiresAt(), l.lastHeartbeat(),
+                    !l.borrowed(), l.gangId(), l.state(), l.shares(), l.createdAt(),
+                    l.expiresAt() == null ? null : l.expiresAt().plusSeconds(90), l.lastHeartbeat(), // renewed too
                     l.deadline()));
         } else if (dice < 96) {
             b.quota(new Quota("b", "train", Quota.ANY_MODEL, random.nextInt(8), random.nextInt(4), 2));
@@ -97,6 +99,11 @@ public final class LeaseChurn {
             b.lease(LeaseTransitions.end(pick(held), LeaseState.EXPIRED));
         }
         return b.build();
+    }
+
+    /** Two leases in three have a TTL, many ending at the same instant; drawn without the seeded stream, which stays as it was. */
+    private Instant ttl() {
+        return serial % 3 == 0 ? null : T0.plusSeconds(3_600 + (serial * 7_919L) % 40 * 90);
     }
 
     private void place(PoolSnapshot s, PoolSnapshotBuilder b) {
@@ -135,7 +142,7 @@ public final class LeaseChurn {
         String id = "L" + (++serial);
         b.lease(new Lease(id, "r" + id, tenant, pool, WorkloadKind.values()[random.nextInt(4)], random.nextInt(3) * 100,
                 true, random.nextBoolean(), shares.size() > 2 ? id : null, LeaseState.ACTIVE, shares, s.takenAt(),
-                null, s.takenAt(), null));
+                ttl(), s.takenAt(), null));
     }
 
     private Lease pick(List<Lease> held) {
