@@ -34,14 +34,19 @@ public class AllocationService {
     private final RequestDecider decider;
     private final Backfill backfill;
     private final Clock clock;
+    private final Duration passSearchBudget;
 
     AllocationService(WorkingSet workingSet, PolicyEngine engine, ActivePolicy active, Clock clock,
                       @Value("${gpupool.preemption.grace:30s}") Duration grace,
                       @Value("${gpupool.preemption.candidate-nodes:32}") int candidateNodes,
-                      @Value("${gpupool.preemption.widen-every:30s}") Duration widenEvery) {
+                      @Value("${gpupool.preemption.widen-every:30s}") Duration widenEvery,
+                      @Value("${gpupool.preemption.pass-budget:250ms}") Duration passSearchBudget) {
         if (candidateNodes < 0) {
             throw new IllegalArgumentException("gpupool.preemption.candidate-nodes must be 0 (every node) or more, was "
                     + candidateNodes);
+        }
+        if (passSearchBudget.isNegative()) {
+            throw new IllegalArgumentException("gpupool.preemption.pass-budget must not be negative, was " + passSearchBudget);
         }
         this.workingSet = workingSet;
         Allocators allocators = new Allocators();
@@ -49,6 +54,7 @@ public class AllocationService {
         this.decider = new RequestDecider(engine, active, allocators, inputs, grace, candidateNodes, widenEvery);
         this.backfill = new Backfill(allocators, inputs);
         this.clock = clock;
+        this.passSearchBudget = passSearchBudget;
     }
 
     public Outcome submit(NewRequest in, String idempotencyKey, Caller caller) {
@@ -152,15 +158,18 @@ public class AllocationService {
             return 0;
         }
         workingSet.write((before, next, store) -> backfill.refresh(before, clock.instant()));
+        PassBudget budget = PassBudget.starting(passSearchBudget);
         for (GpuRequest queued : QueueOrder.ordered(workingSet.current())) {
             Instant now = clock.instant();
             if (queued.whyPending() != null && queued.whyPending().until() != null && queued.whyPending().until().isAfter(now)) {
                 continue; // its victims are still in their grace period
             }
+            // Decided outside the write, so a replayed batch decides the same (PassBudget says why).
+            boolean widenHeld = budget.spentBeforeNextRetry();
             Outcome outcome = workingSet.write((before, next, store) -> {
                 GpuRequest current = before.queued().get(queued.id());
                 return current == null ? null
-                        : decider.decide(before, next, store, current, false, backfill.current(), now);
+                        : decider.decide(before, next, store, current, false, backfill.current(), now, widenHeld);
             });
             if (outcome != null && outcome.status() == Outcome.PLACED) {
                 placed++;

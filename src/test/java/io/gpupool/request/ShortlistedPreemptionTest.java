@@ -36,16 +36,18 @@ class ShortlistedPreemptionTest {
         assertThat(((Attempt.Preempt) attempt).victims()).extracting(PreemptionCandidate::leaseId).containsExactly(victim);
     }
 
-    @ParameterizedTest(name = "last whole-pool search {0} s ago: the victim is {1}")
+    @ParameterizedTest(name = "last whole-pool search {0} s ago, pass budget spent: {1}: the victim is {2}")
     @CsvSource({
-            "10, none",    // searched 10 s ago: only the shortlist {protected}, which yields nobody
-            "40, a-dear",  // more than the 30 s interval ago: widened again
+            "10, false, none",    // searched 10 s ago: only the shortlist {protected}, which yields nobody
+            "40, false, a-dear",  // more than the 30 s interval ago: widened again
+            "40, true,  none",    // due, but the scheduling pass spent its search budget: a later pass widens
     })
-    void aQueuedRequestSearchesTheWholePoolAtMostOncePerInterval(long secondsAgo, String victim) {
+    void aQueuedRequestSearchesTheWholePoolAtMostOncePerIntervalAndOnlyWithinItsPassBudget(long secondsAgo, boolean held,
+                                                                                            String victim) {
         WhyPending why = new WhyPending(WhyPending.CAPACITY, null, "NO_FIT_GPU_CAPACITY", "no room", 0, "training",
                 null, NOW.minusSeconds(secondsAgo));
         GpuRequest request = TrainingPool.wholeGpu("whole-gpu", List.of(), 100, why);
-        WideningGate gate = WideningGate.of(request, false, NOW, Duration.ofSeconds(30));
+        WideningGate gate = WideningGate.of(request, false, NOW, Duration.ofSeconds(30), held);
 
         Attempt attempt = TrainingPool.attempt(threeNodes(), request, 1, gate);
 

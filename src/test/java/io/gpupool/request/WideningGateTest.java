@@ -28,6 +28,20 @@ class WideningGateTest {
         assertThat(gate.mayWiden()).isEqualTo(mayWiden);
     }
 
+    @ParameterizedTest(name = "new={0}: a spent pass budget lets it widen = {1}")
+    @CsvSource({
+            "false, false", // a queued retry past its pass's budget waits for a later pass, its time kept
+            "true,  true",  // a new request is not a pass's retry: the budget does not apply
+    })
+    void aSpentPassBudgetHoldsRetriesButNotNewRequests(boolean isNew, boolean mayWiden) {
+        Instant last = NOW.minusSeconds(90);
+        WideningGate gate = WideningGate.of(queued(last), isNew, NOW, Duration.ofSeconds(30), true);
+
+        assertThat(gate.mayWiden()).isEqualTo(mayWiden);
+        assertThat(gate.fullSearchDue()).isFalse();
+        assertThat(gate.wideSearchAt()).isEqualTo(isNew ? null : last);
+    }
+
     @ParameterizedTest(name = "widened now: {0}")
     @CsvSource({"true", "false"})
     void theRequestKeepsTheTimeOfItsLastWholePoolSearch(boolean widenedNow) {

@@ -181,6 +181,13 @@ public final class DecisionBenchmark {
                 median(() -> List.copyOf(snapshot.underNotice().values())));
         WorkingSet workingSet = ctx.getBean(WorkingSet.class);
         print("per commit: empty write (transaction, no change)", median(() -> workingSet.write((b, n, st) -> null)));
+        AllocationService allocation = ctx.getBean(AllocationService.class);
+        int queued = workingSet.current().queued().size();
+        for (int pass = 1; pass <= 3; pass++) { // what every release triggers while requests wait
+            long start = System.nanoTime();
+            int placed = allocation.retryQueues();
+            print("scheduling pass " + pass + ": retry " + queued + " queued requests (" + placed + " placed)", ms(System.nanoTime() - start));
+        }
     }
 
     private static double median(Supplier<?> work) {
