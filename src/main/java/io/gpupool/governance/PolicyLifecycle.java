@@ -67,6 +67,10 @@ public class PolicyLifecycle {
     @PostConstruct
     void start() {
         writerLock.acquire(); // the writer alone stores the default set on an empty database
+        tx.executeRead(s -> { // whichever of this and the working set starts first: a clear message, not a fence
+            writerLock.checkSameDatabase(s.getConnection());
+            return null;
+        });
         Optional<PolicyActiveRow> pointer = tx.executeRead(s -> activeRow.findById(1));
         if (pointer.isEmpty()) {
             RuleSet defaults = RuleSetFiles.defaultRuleSet();

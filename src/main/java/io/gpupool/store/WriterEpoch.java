@@ -8,6 +8,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
 
 /**
  * The writer epoch in table {@code writer_fence} (migration V4), PostgreSQL only: raised by each
@@ -24,27 +26,31 @@ final class WriterEpoch {
     private WriterEpoch() {
     }
 
+    /** The epoch a raise set, and when: together they name this raise, in this database, alone. */
+    record Raised(long epoch, Instant since) {
+    }
+
     /**
      * Raises and returns the epoch, on {@code c} (the lock's own connection, lock held). Waits for
      * transactions the previous writer confirmed in slices of {@code sliceMillis} (PostgreSQL's
      * {@code lock_timeout}, kept below the connection's socket timeout; each expired slice is rolled
      * back, so no raise is left pending on the server) until {@code deadline}, then gives up.
      */
-    static long raise(Connection c, long deadline, long sliceMillis, Duration wait) throws SQLException {
+    static Raised raise(Connection c, long deadline, long sliceMillis, Duration wait) throws SQLException {
         String holder = "server process " + backendPid(c);
         c.setAutoCommit(false);
         try {
             while (true) {
                 try (PreparedStatement timeout = c.prepareStatement("SET LOCAL lock_timeout = '" + sliceMillis + "ms'");
                      PreparedStatement raise = c.prepareStatement("UPDATE writer_fence SET epoch = epoch + 1,"
-                             + " holder = ?, since = now() WHERE id = 1 RETURNING epoch")) {
+                             + " holder = ?, since = now() WHERE id = 1 RETURNING epoch, since")) {
                     timeout.execute();
                     raise.setString(1, holder);
                     try (ResultSet rs = raise.executeQuery()) {
                         if (!rs.next()) {
                             throw new SQLException("the writer_fence row is missing (migration V4)");
                         }
-                        long raised = rs.getLong(1);
+                        Raised raised = new Raised(rs.getLong(1), rs.getObject(2, OffsetDateTime.class).toInstant());
                         c.commit();
                         return raised;
                     }

@@ -15,6 +15,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.Executors;
@@ -45,7 +47,10 @@ public class WriterLock {
     /** "gpupool" in ASCII: the advisory lock key, the same for every instance of this service. */
     static final long KEY = 0x67707570_6f6f6cL;
 
-    private final String url;
+    private static final String POSTGRESQL = "jdbc:postgresql:";
+
+    private final String url; // where the lock's session connects
+    private final boolean postgres; // the data source is PostgreSQL: the lock is taken
     private final String user;
     private final String password;
     private final Duration wait;
@@ -55,6 +60,7 @@ public class WriterLock {
     private volatile String lost;
     private volatile boolean closing;
     private volatile long epoch; // ours, raised when the lock was taken; 0: no lock (H2, tests)
+    private volatile Instant raisedAt; // when: with the epoch, what names our raise in the database
 
     /**
      * @param lockUrl where the lock's own session connects, when not {@code url}: PostgreSQL itself,
@@ -68,7 +74,14 @@ public class WriterLock {
                       @Value("${datasources.default.password:}") String password,
                       @Value("${gpupool.writer.lock-wait:30s}") Duration wait,
                       @Value("${gpupool.writer.lock-check:5s}") Duration check) {
-        this.url = lockUrl == null || lockUrl.isBlank() ? url : lockUrl;
+        boolean separate = lockUrl != null && !lockUrl.isBlank();
+        if (separate && url.startsWith(POSTGRESQL) && !lockUrl.startsWith(POSTGRESQL)) {
+            // Otherwise the lock would silently not be taken, and two instances could write the database.
+            throw new IllegalArgumentException("gpupool.writer.lock-url must be a PostgreSQL JDBC URL (" + POSTGRESQL
+                    + "//host:port/database) like the data source's, was " + lockUrl);
+        }
+        this.postgres = url.startsWith(POSTGRESQL);
+        this.url = separate ? lockUrl : url;
         this.user = user;
         this.password = password;
         this.wait = wait;
@@ -82,7 +95,7 @@ public class WriterLock {
 
     /** Takes the lock (waiting up to the configured time), or throws naming who holds it. */
     public synchronized void acquire() {
-        if (connection != null || !url.startsWith("jdbc:postgresql:")) {
+        if (connection != null || !postgres) {
             return;
         }
         long deadline = System.nanoTime() + wait.toNanos();
@@ -104,7 +117,9 @@ public class WriterLock {
                 Thread.sleep(250);
             }
             // Waits in slices well below the lock connection's socket timeout (two check intervals).
-            epoch = WriterEpoch.raise(c, deadline, Math.max(100, Math.min(1_000, check.toMillis() / 2)), wait);
+            WriterEpoch.Raised raised = WriterEpoch.raise(c, deadline, Math.max(100, Math.min(1_000, check.toMillis() / 2)), wait);
+            raisedAt = raised.since();
+            epoch = raised.epoch();
             connection = c;
         } catch (SQLException e) {
             throw new IllegalStateException("Could not take the writer lock: " + e.getMessage(), e);
@@ -161,17 +176,24 @@ public class WriterLock {
         if (!fenced()) {
             return;
         }
-        long seen;
-        try (PreparedStatement s = serviceConnection.prepareStatement("SELECT epoch FROM writer_fence WHERE id = 1");
+        long seen = -1;
+        Instant seenSince = null;
+        try (PreparedStatement s = serviceConnection.prepareStatement("SELECT epoch, since FROM writer_fence WHERE id = 1");
              ResultSet rs = s.executeQuery()) {
-            seen = WriterEpoch.epochOf(rs);
+            if (rs.next()) {
+                seen = rs.getLong(1);
+                OffsetDateTime since = rs.getObject(2, OffsetDateTime.class);
+                seenSince = since == null ? null : since.toInstant();
+            }
         } catch (SQLException e) {
-            seen = -1;
+            seen = -1; // no fence table where the data source points: another database
         }
-        if (seen != epoch) {
+        // The epoch alone could match by chance in two databases; the raise's time as well cannot.
+        if (seen != epoch || !raisedAt.equals(seenSince)) {
             throw new IllegalStateException("The writer lock's session (gpupool.writer.lock-url) and the service's data"
-                    + " source reach different databases: the lock raised writer epoch " + epoch + ", the data source"
-                    + " reads " + (seen < 0 ? "none" : String.valueOf(seen)) + ". Point both at the same database.");
+                    + " source reach different databases: the lock raised writer epoch " + epoch + " at " + raisedAt
+                    + ", the data source reads " + (seen < 0 ? "none" : seen + " raised at " + seenSince)
+                    + ". Point both at the same database.");
         }
     }
 

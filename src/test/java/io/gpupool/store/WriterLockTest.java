@@ -82,10 +82,24 @@ class WriterLockTest {
     }
 
     @Test
+    void aLockUrlThatIsNotAPostgresqlJdbcUrlIsRefusedRatherThanLeavingTheDatabaseUnlocked() {
+        assertThatThrownBy(() -> new WriterLock(System.getProperty("datasources.default.url"), "postgresql://127.0.0.1/test",
+                "postgres", "", Duration.ZERO, Duration.ofSeconds(5)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("gpupool.writer.lock-url must be a PostgreSQL JDBC URL");
+    }
+
+    @Test
     void aStartWhoseLockSessionReachesAnotherDatabaseThanTheDataSourceIsRefused() throws Exception {
         WriterLock lock = writer();
         try (Connection same = connect()) {
             lock.checkSameDatabase(same); // the normal start: both reach the test database
+        }
+        try (Connection sameEpochOtherRaise = connect()) { // what another database at the same epoch looks like
+            sameEpochOtherRaise.createStatement().executeUpdate("UPDATE writer_fence SET since = since - interval '1 day'");
+            assertThatThrownBy(() -> lock.checkSameDatabase(sameEpochOtherRaise))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("Point both at the same database");
         }
         String otherDatabase = System.getProperty("datasources.default.url").replaceFirst("/[^/?]+(\\?.*)?$", "/postgres");
         try (Connection other = DriverManager.getConnection(otherDatabase,
