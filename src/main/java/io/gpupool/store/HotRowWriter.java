@@ -27,6 +27,8 @@ import java.util.function.Function;
  */
 final class HotRowWriter {
     private static final String POSTGRESQL = "PostgreSQL";
+    /** Below pgjdbc's 65,535 parameters per prepared statement, counted over all its statements. */
+    static final int MAX_PARAMETERS_PER_ROUND_TRIP = 60_000;
     /** Rows per INSERT statement: keeps the parameter count (rows × columns) far below driver limits. */
     private static final int MAX_ROWS_PER_INSERT = 64;
 
@@ -76,6 +78,11 @@ final class HotRowWriter {
 
         String sql() {
             return update ? table.update : table.insert(rows.size());
+        }
+
+        /** Parameters one of its statements binds. */
+        int parameters() {
+            return update ? table.columns.size() : rows.size() * table.columns.size();
         }
 
         /** Binds statement {@code statement} of this step from {@code index} on; returns the next free index. */
@@ -133,7 +140,10 @@ final class HotRowWriter {
      * epoch read when one is pending, go out as one multi-statement prepared statement: the driver
      * sends them together and the server answers once, so a flush costs one round-trip however many
      * tables and rows it holds. Each statement still runs on its own snapshot and reports its own
-     * count, checked here. Elsewhere (embedded H2, where a round-trip costs nothing) one by one.
+     * count, checked here. pgjdbc allows 65,535 parameters per prepared statement across all its
+     * statements, so a flush larger than {@link #MAX_PARAMETERS_PER_ROUND_TRIP} (thousands of
+     * updates: a batch of mass preemptions) takes one more round-trip per such part. Elsewhere
+     * (embedded H2, where a round-trip costs nothing) one by one.
      */
     void run(Connection connection, EpochCheck epoch) throws SQLException {
         if (steps.isEmpty()) {
@@ -143,20 +153,37 @@ final class HotRowWriter {
             runOneByOne(connection);
             return;
         }
+        List<Part> part = new ArrayList<>();
+        int parameters = 0;
+        for (Step<?> step : steps) {
+            for (int i = 0; i < step.statements(); i++) {
+                int needed = step.parameters();
+                if (!part.isEmpty() && parameters + needed > MAX_PARAMETERS_PER_ROUND_TRIP) {
+                    runTogether(connection, epoch, part);
+                    part = new ArrayList<>();
+                    parameters = 0;
+                }
+                part.add(new Part(step, i));
+                parameters += needed;
+            }
+        }
+        runTogether(connection, epoch, part);
+    }
+
+    /** Statement {@code index} of {@code step}, in one round-trip's part of a flush. */
+    private record Part(Step<?> step, int index) {
+    }
+
+    private static void runTogether(Connection connection, EpochCheck epoch, List<Part> part) throws SQLException {
         String read = epoch.pendingRead();
         StringBuilder sql = new StringBuilder(read == null ? "" : read);
-        for (Step<?> step : steps) {
-            String one = step.sql();
-            for (int i = 0; i < step.statements(); i++) {
-                sql.append(sql.isEmpty() ? "" : "; ").append(one);
-            }
+        for (Part statement : part) {
+            sql.append(sql.isEmpty() ? "" : "; ").append(statement.step().sql());
         }
         try (PreparedStatement script = connection.prepareStatement(sql.toString())) {
             int index = 1;
-            for (Step<?> step : steps) {
-                for (int i = 0; i < step.statements(); i++) {
-                    index = step.bindStatement(script, index, i);
-                }
+            for (Part statement : part) {
+                index = statement.step().bindStatement(script, index, statement.index());
             }
             script.execute();
             if (read != null) {
@@ -165,11 +192,9 @@ final class HotRowWriter {
                 }
                 script.getMoreResults();
             }
-            for (Step<?> step : steps) {
-                for (int i = 0; i < step.statements(); i++) {
-                    step.check(i, script.getUpdateCount());
-                    script.getMoreResults();
-                }
+            for (Part statement : part) {
+                statement.step().check(statement.index(), script.getUpdateCount());
+                script.getMoreResults();
             }
         }
     }

@@ -114,6 +114,21 @@ class HotRowWriterTest extends WriterHarnessTest {
     }
 
     @Test
+    void aFlushWithMoreParametersThanOnePreparedStatementTakesWritesThemAllInParts() {
+        // 7,500 decisions × 9 columns = 67,500 parameters: over the 65,535 pgjdbc allows one prepared statement.
+        int rows = 7_500;
+        assertThat(rows * 9).isGreaterThan(65_535);
+        harness.workingSet.write((before, next, store) -> {
+            for (int i = 0; i < rows; i++) {
+                store.append(new DecisionLogRow(null, NOW, "QUEUE", "hot-many", null, "hot", "[]", "v1", "TEST", "row " + i));
+            }
+            return null;
+        });
+
+        assertThat(harness.ctx.getBean(DecisionLogRepository.class).findByRequestIdOrderById("hot-many")).hasSize(rows);
+    }
+
+    @Test
     void updatedRowsReadBackWithEveryColumnAsUpdatedIncludingValuesSetBackToNull() throws Exception {
         WhyPending why = new WhyPending(WhyPending.QUOTA, "over-quota", "OVER_QUOTA", "over", 0, "hot-pool", null, null);
         GpuRequest queued = new GpuRequest("hot-updated", "hot", "key-u", WorkloadKind.INFERENCE, 1, 500, null,
