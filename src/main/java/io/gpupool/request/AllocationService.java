@@ -35,6 +35,8 @@ public class AllocationService {
     private final Backfill backfill;
     private final Clock clock;
     private final Duration passSearchBudget;
+    /** The queued request where the last pass's search budget ran out: the next pass's budget starts there. */
+    private volatile String searchesResumeAt;
 
     AllocationService(WorkingSet workingSet, PolicyEngine engine, ActivePolicy active, Clock clock,
                       @Value("${gpupool.preemption.grace:30s}") Duration grace,
@@ -158,14 +160,17 @@ public class AllocationService {
             return 0;
         }
         workingSet.write((before, next, store) -> backfill.refresh(before, clock.instant()));
-        PassBudget budget = PassBudget.starting(passSearchBudget);
-        for (GpuRequest queued : QueueOrder.ordered(workingSet.current())) {
+        List<GpuRequest> order = QueueOrder.ordered(workingSet.current());
+        int resumeAt = Math.max(0, order.stream().map(GpuRequest::id).toList().indexOf(searchesResumeAt));
+        PassBudget budget = PassBudget.starting(passSearchBudget, resumeAt);
+        for (int position = 0; position < order.size(); position++) {
+            GpuRequest queued = order.get(position);
             Instant now = clock.instant();
             if (queued.whyPending() != null && queued.whyPending().until() != null && queued.whyPending().until().isAfter(now)) {
                 continue; // its victims are still in their grace period
             }
             // Decided outside the write, so a replayed batch decides the same (PassBudget says why).
-            boolean widenHeld = budget.spentBeforeNextRetry();
+            boolean widenHeld = budget.holds(position);
             Outcome outcome = workingSet.write((before, next, store) -> {
                 GpuRequest current = before.queued().get(queued.id());
                 return current == null ? null
@@ -175,6 +180,7 @@ public class AllocationService {
                 placed++;
             }
         }
+        searchesResumeAt = budget.ranOutAt() < 0 ? null : order.get(budget.ranOutAt()).id();
         return placed;
     }
 
