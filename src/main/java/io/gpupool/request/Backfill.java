@@ -69,7 +69,7 @@ final class Backfill {
 
     /**
      * The head's reservation: the smallest prefix of the pool's ending leases, in end order, whose
-     * ending lets the head fit. Found by doubling the prefix, then halving inside the last step, each
+     * ending lets the head fit (none, when it fits already: its GPUs are reserved from now). Found by doubling the prefix, then halving inside the last step, each
      * view built from the previous one, so a lease is given back about twice in all and the head is
      * planned O(log n) times; the leases come in end order from {@link EndingLeases}, kept across
      * commits, and are walked only as far as the head needs. The pass every release triggers while
@@ -85,6 +85,10 @@ final class Backfill {
         List<EndingLeases.Ending> ending = new ArrayList<>(); // the part walked so far
         Allocator allocator = allocators.forPool(snapshot.pool(pool).orElse(null));
         var request = RequestPlanner.placement(head, pool);
+        PlacementPlan already = allocator.plan(now, request);
+        if (already != null) { // it fits as things are (its retry in this pass places it): keep others off its GPUs now
+            return new Reservation(head, gpusOf(already, now), snapshot.takenAt());
+        }
         CapacityView base = now; // every lease before baseAt given back
         int baseAt = 0;
         for (int step = 1; baseAt < ending.size() || inEndOrder.hasNext(); step *= 2) {
@@ -113,12 +117,15 @@ final class Backfill {
                     baseAt = mid;
                 }
             }
-            Set<String> gpus = new HashSet<>();
-            CapacityView placed = view;
-            plan.members().forEach(m -> Arrays.stream(m.gpus()).forEach(g -> gpus.add(placed.deviceId(g))));
-            return new Reservation(head, gpus, ending.get(hi - 1).lease().expiresAt());
+            return new Reservation(head, gpusOf(plan, view), ending.get(hi - 1).lease().expiresAt());
         }
         return Reservation.unreservable(head);
+    }
+
+    private static Set<String> gpusOf(PlacementPlan plan, CapacityView view) {
+        Set<String> gpus = new HashSet<>();
+        plan.members().forEach(m -> Arrays.stream(m.gpus()).forEach(g -> gpus.add(view.deviceId(g))));
+        return gpus;
     }
 
     private static CapacityView release(CapacityView view, List<EndingLeases.Ending> ending, int from, int to) {

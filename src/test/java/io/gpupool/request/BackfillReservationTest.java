@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The head's reservation found by doubling then halving the prefix of the pool's ending leases
  * ({@link Backfill#reserve}) is the one the exhaustive search it replaced finds: the same start and
- * the same GPUs, whether the head fits after the first lease ends, after most of them, or never.
+ * the same GPUs, whether the head fits already, after the first lease ends, after most of them, or never.
  */
 class BackfillReservationTest {
     private static final Instant NOW = SyntheticFleet.NOW;
@@ -32,7 +32,8 @@ class BackfillReservationTest {
     @ParameterizedTest(name = "{0} GPUs asked in pool {1}, fleet seed {2}")
     @CsvSource({
             "1, training, 1", "8, training, 2", "4, training, 3", "8, training, 4",
-            "8, elastic, 5", "2, dev, 6", "100000, training, 7"})
+            "8, elastic, 5", "2, dev, 6", "100000, training, 7", "2, dev, 9", "2, dev, 10", "2, dev, 11",
+            "1, dev, 14"})
     void theReservationEqualsTheExhaustiveSearchs(int gpus, String pool, int seed) {
         PoolSnapshot snapshot = withTtls(SyntheticFleet.facts(800, 3_000, 0.9).snapshot(), seed);
         GpuRequest head = head(gpus, pool, snapshot);
@@ -46,8 +47,23 @@ class BackfillReservationTest {
         if (gpus == 100_000) {
             assertThat(found.start()).as("more than the pool holds: nothing to reserve").isNull();
         } else {
-            assertThat(found.start()).as("some ending lease makes room").isNotNull();
+            assertThat(found.start()).as("some ending lease makes room, or none needs to").isNotNull();
         }
+    }
+
+    @org.junit.jupiter.api.Test
+    void aHeadThatAlreadyFitsIsReservedFromNowOnTheGpusItWouldGet() {
+        PoolSnapshot full = withTtls(SyntheticFleet.facts(800, 3_000, 0.9).snapshot(), 1);
+        PoolSnapshotBuilder freed = full.toBuilder().version(full.version() + 1);
+        full.leases().values().stream().filter(l -> l.poolId().equals("dev"))
+                .forEach(l -> freed.lease(io.gpupool.lease.LeaseTransitions.end(l, io.gpupool.lease.LeaseState.RELEASED)));
+        PoolSnapshot snapshot = freed.build();
+        GpuRequest head = head(2, "dev", snapshot);
+
+        Backfill.Reservation found = new Backfill(new Allocators(), new PolicyInputs()).reserve(snapshot, head);
+
+        assertThat(found.start()).isEqualTo(snapshot.takenAt());
+        assertThat(found.gpus()).hasSize(2).isEqualTo(exhaustive(snapshot, head).gpus());
     }
 
     private static PoolSnapshot withTtls(PoolSnapshot fleet, int seed) {
@@ -68,13 +84,23 @@ class BackfillReservationTest {
                 new WhyPending(WhyPending.CAPACITY, "queue-when-full", "NO_CAPACITY", "no room", 0, pool, null, null), NOW, NOW);
     }
 
-    /** The search before: every lease with a TTL in end order, each probe releasing its whole prefix afresh. */
+    /**
+     * The search before, given the same view of what counts: the pool's leases with a TTL in end
+     * order (by end, then id), the empty prefix first, each probe releasing its whole prefix afresh.
+     */
     private static Backfill.Reservation exhaustive(PoolSnapshot snapshot, GpuRequest head) {
         String pool = head.whyPending().pool();
-        List<Lease> ending = snapshot.leases().values().stream().filter(l -> l.expiresAt() != null)
-                .sorted(Comparator.comparing(Lease::expiresAt)).toList();
         CapacityView now = new PolicyInputs().view(snapshot);
+        List<Lease> ending = snapshot.leases().values().stream().filter(l -> l.expiresAt() != null)
+                .filter(l -> SnapshotCapacity.victim(now, l).shares().stream().anyMatch(s -> pool.equals(now.poolOf(s.gpu()))))
+                .sorted(Comparator.comparing(Lease::expiresAt).thenComparing(Lease::id)).toList();
         Allocators allocators = new Allocators();
+        PlacementPlan already = allocators.forPool(snapshot.pool(pool).orElse(null)).plan(now, RequestPlanner.placement(head, pool));
+        if (already != null) {
+            Set<String> gpus = new HashSet<>();
+            already.members().forEach(m -> Arrays.stream(m.gpus()).forEach(g -> gpus.add(now.deviceId(g))));
+            return new Backfill.Reservation(head, gpus, snapshot.takenAt());
+        }
         int lo = 1;
         int hi = ending.size();
         PlacementPlan found = null;
