@@ -9,8 +9,9 @@ import io.gpupool.snapshot.PoolSnapshot;
 
 /**
  * Derived inputs of each snapshot the writer decides on: policy facts, the allocator's capacity
- * view and the leases that end (for backfill), updated from the previous snapshot's by what changed (one decision changes one lease), so a
- * decision does not pay for the whole fleet. Single-writer use only.
+ * view and the leases that end (for backfill), updated from the previous snapshot's by what
+ * changed (one decision changes one lease), so a decision does not pay for the whole fleet.
+ * Single-writer use only.
  */
 final class PolicyInputs {
     private final FactsTracker facts = new FactsTracker();

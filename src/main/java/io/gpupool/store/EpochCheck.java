@@ -6,7 +6,7 @@ import java.sql.SQLException;
 
 /**
  * One write transaction's confirmation of the writer epoch ({@link WriterLock#confirm}), sent in
- * the same round-trip as the transaction's first hot-row insert where there is one: PostgreSQL's
+ * the same round-trip as the transaction's first flush of hot rows where there is one: PostgreSQL's
  * driver takes several statements in one prepared statement and sends them together. On its own,
  * the confirmation cost every group-commit batch one more round-trip, 15–20 % of REST throughput
  * on 2 cores (docs/performance.md). The share lock it takes is held until the commit either way.
@@ -23,7 +23,7 @@ final class EpochCheck {
         this.lock = lock;
     }
 
-    /** The statement to send ahead of an insert, or null when none is needed (H2, or already read). */
+    /** The statement to send ahead of a flush's statements, or null when none is needed (H2, or already read). */
     String pendingRead() {
         return read || !lock.fenced() ? null : WriterEpoch.READ_HOLDING;
     }

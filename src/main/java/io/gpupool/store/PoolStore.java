@@ -49,7 +49,7 @@ public class PoolStore {
     private final GpuRequestRepository requests;
     private final RowBuffer buffer; // null: the store of reads (hot rows are written only by a write batch)
     private final Connection connection; // the batch's transaction, where the buffer is flushed; null without a buffer
-    private final EpochCheck epoch; // the batch's writer-epoch confirmation, sent with its first insert
+    private final EpochCheck epoch; // the batch's writer-epoch confirmation, sent with its first flush
 
     @Inject
     PoolStore(SiteRepository sites, ClusterRepository clusters, NodeRepository nodes, DeviceRepository devices,
@@ -84,7 +84,7 @@ public class PoolStore {
 
     /**
      * This store with its hot rows held in {@code buffer} until {@link #flush}, which writes them on
-     * {@code connection}, the batch's open transaction, its first insert carrying {@code epoch}'s
+     * {@code connection}, the batch's open transaction, its first flush carrying {@code epoch}'s
      * read (one batch, writer thread only).
      */
     PoolStore buffered(RowBuffer buffer, Connection connection, EpochCheck epoch) {

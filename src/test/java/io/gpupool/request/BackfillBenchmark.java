@@ -1,6 +1,7 @@
 package io.gpupool.request;
 
 import io.gpupool.lease.Lease;
+import io.gpupool.lease.LeaseTransitions;
 import io.gpupool.lease.WorkloadKind;
 import io.gpupool.policy.perf.SyntheticFleet;
 import io.gpupool.snapshot.PoolSnapshot;
@@ -26,9 +27,7 @@ public final class BackfillBenchmark {
         Random random = new Random(3);
         PoolSnapshotBuilder withTtls = fleet.toBuilder().version(fleet.version() + 1);
         for (Lease l : fleet.leases().values()) {
-            withTtls.lease(new Lease(l.id(), l.requestId(), l.tenantId(), l.poolId(), l.kind(), l.priority(), l.preemptible(),
-                    l.borrowed(), l.gangId(), l.state(), l.shares(), l.createdAt(),
-                    now.plusSeconds(600 + random.nextInt(86_400)), l.lastHeartbeat(), l.deadline()));
+            withTtls.lease(LeaseTransitions.renewed(l, now.plusSeconds(600 + random.nextInt(86_400))));
         }
         PoolSnapshot snapshot = withTtls.build();
         String tenant = snapshot.tenants().values().stream().filter(t -> t.parentId() != null).findFirst().orElseThrow().id();
@@ -58,11 +57,9 @@ public final class BackfillBenchmark {
         double[] upkeep = new double[2_000];
         PoolSnapshot s = snapshot;
         for (int i = 0; i < upkeep.length; i++) { // one lease renewed per commit
-            Lease l = all.get(random.nextInt(all.size()));
-            Lease current = s.lease(l.id()).orElseThrow();
-            s = s.toBuilder().version(s.version() + 1).lease(new Lease(l.id(), l.requestId(), l.tenantId(), l.poolId(), l.kind(),
-                    l.priority(), l.preemptible(), l.borrowed(), l.gangId(), l.state(), l.shares(), l.createdAt(),
-                    current.expiresAt().plusSeconds(3_600), l.lastHeartbeat(), l.deadline())).build();
+            Lease current = s.lease(all.get(random.nextInt(all.size())).id()).orElseThrow();
+            s = s.toBuilder().version(s.version() + 1)
+                    .lease(LeaseTransitions.renewed(current, current.expiresAt().plusSeconds(3_600))).build();
             inputs.view(s);
             long start = System.nanoTime();
             inputs.ending(s);

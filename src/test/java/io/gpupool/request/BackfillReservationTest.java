@@ -4,10 +4,13 @@ import io.gpupool.allocator.CapacityView;
 import io.gpupool.allocator.PlacementPlan;
 import io.gpupool.allocator.SnapshotCapacity;
 import io.gpupool.lease.Lease;
+import io.gpupool.lease.LeaseState;
+import io.gpupool.lease.LeaseTransitions;
 import io.gpupool.lease.WorkloadKind;
 import io.gpupool.policy.perf.SyntheticFleet;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.snapshot.PoolSnapshotBuilder;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -51,12 +54,12 @@ class BackfillReservationTest {
         }
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void aHeadThatAlreadyFitsIsReservedFromNowOnTheGpusItWouldGet() {
         PoolSnapshot full = withTtls(SyntheticFleet.facts(800, 3_000, 0.9).snapshot(), 1);
         PoolSnapshotBuilder freed = full.toBuilder().version(full.version() + 1);
         full.leases().values().stream().filter(l -> l.poolId().equals("dev"))
-                .forEach(l -> freed.lease(io.gpupool.lease.LeaseTransitions.end(l, io.gpupool.lease.LeaseState.RELEASED)));
+                .forEach(l -> freed.lease(LeaseTransitions.end(l, LeaseState.RELEASED)));
         PoolSnapshot snapshot = freed.build();
         GpuRequest head = head(2, "dev", snapshot);
 
@@ -70,9 +73,7 @@ class BackfillReservationTest {
         Random random = new Random(seed);
         PoolSnapshotBuilder b = fleet.toBuilder().version(fleet.version() + 1);
         for (Lease l : fleet.leases().values()) {
-            b.lease(new Lease(l.id(), l.requestId(), l.tenantId(), l.poolId(), l.kind(), l.priority(), l.preemptible(),
-                    l.borrowed(), l.gangId(), l.state(), l.shares(), l.createdAt(),
-                    random.nextInt(50) == 0 ? null : NOW.plusSeconds(60 + random.nextInt(86_400)), l.lastHeartbeat(), l.deadline()));
+            b.lease(LeaseTransitions.renewed(l, random.nextInt(50) == 0 ? null : NOW.plusSeconds(60 + random.nextInt(86_400))));
         }
         return b.build();
     }

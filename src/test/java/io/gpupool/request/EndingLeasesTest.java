@@ -2,6 +2,7 @@ package io.gpupool.request;
 
 import io.gpupool.allocator.CapacityTracker;
 import io.gpupool.lease.Lease;
+import io.gpupool.lease.LeaseTransitions;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.snapshot.PoolSnapshotBuilder;
 import io.gpupool.testing.LeaseChurn;
@@ -53,9 +54,7 @@ class EndingLeasesTest {
         ending.of(s);
         Instant at = s.takenAt().plusSeconds(600);
         PoolSnapshotBuilder b = s.toBuilder().version(s.version() + 1);
-        s.leases().values().stream().filter(l -> l.expiresAt() != null).forEach(l -> b.lease(new Lease(l.id(), l.requestId(),
-                l.tenantId(), l.poolId(), l.kind(), l.priority(), l.preemptible(), l.borrowed(), l.gangId(), l.state(),
-                l.shares(), l.createdAt(), at, l.lastHeartbeat(), l.deadline())));
+        s.leases().values().stream().filter(l -> l.expiresAt() != null).forEach(l -> b.lease(LeaseTransitions.renewed(l, at)));
         PoolSnapshot renewed = b.build();
 
         int together = 0;

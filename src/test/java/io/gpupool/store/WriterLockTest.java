@@ -57,9 +57,7 @@ class WriterLockTest {
     void aWaitingInstanceTakesOverWhenTheWriterStops() throws Exception {
         WriterLock first = writer();
         WriterLock second = lock(Duration.ofSeconds(20), Duration.ofSeconds(5));
-        CompletableFuture<Void> waiting = CompletableFuture.runAsync(second::acquire);
-        Thread.sleep(500);
-        assertThat(waiting).as("still waiting while the first holds the lock").isNotDone();
+        CompletableFuture<Void> waiting = stillAcquiringAfter(second, 500, "still waiting while the first holds the lock");
 
         first.release();
 
@@ -144,9 +142,7 @@ class WriterLockTest {
         try (Connection confirmed = confirmedBatchOf(old)) {
             old.release();
             WriterLock next = lock(Duration.ofSeconds(20), Duration.ofMillis(400));
-            CompletableFuture<Void> taking = CompletableFuture.runAsync(next::acquire);
-            Thread.sleep(700);
-            assertThat(taking).as("waits for the confirmed batch, whose rows it must load").isNotDone();
+            CompletableFuture<Void> taking = stillAcquiringAfter(next, 700, "waits for the confirmed batch, whose rows it must load");
 
             confirmed.commit();
 
@@ -225,6 +221,14 @@ class WriterLockTest {
         batch.setAutoCommit(false);
         writer.confirm(batch);
         return batch;
+    }
+
+    /** Starts {@code lock}'s acquire on another thread and checks it is still waiting {@code millis} later. */
+    private static CompletableFuture<Void> stillAcquiringAfter(WriterLock lock, long millis, String why) throws InterruptedException {
+        CompletableFuture<Void> acquiring = CompletableFuture.runAsync(lock::acquire);
+        Thread.sleep(millis);
+        assertThat(acquiring).as(why).isNotDone();
+        return acquiring;
     }
 
     private static void assertNotTheWriter(org.assertj.core.api.ThrowableAssert.ThrowingCallable write) {
