@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
@@ -40,6 +41,34 @@ class EndingLeasesTest {
         }
         assertThat(stepsWithEnds[0]).as("steps with training leases that end").isGreaterThan(200);
         assertThat(stepsWithEnds[1]).as("steps with shared leases that end").isGreaterThan(200);
+    }
+
+    /**
+     * A scheduling pass does not run after every commit: the kept leases then move forward over
+     * several deltas at once, where a lease may be placed and released, or renewed twice, in between.
+     */
+    @Test
+    void endingLeasesAdvancedOverSeveralCommitsAtOnceEqualAFreshBuild() {
+        LeaseChurn churn = new LeaseChurn(11);
+        CapacityTracker views = new CapacityTracker();
+        EndingLeases kept = new EndingLeases(views::of);
+        PoolSnapshot s = churn.fleet();
+        EndingLeases.ByPool last = kept.of(s);
+        Random gaps = new Random(11);
+        int advancedOverSeveral = 0;
+        for (int step = 0; step < 600; ) {
+            int gap = 2 + gaps.nextInt(7);
+            for (int i = 0; i < gap; i++) {
+                s = churn.step(s);
+            }
+            step += gap;
+            EndingLeases.ByPool now = kept.of(s);
+            advancedOverSeveral += now == last ? 1 : 0; // advance moves the previous result; a rebuild makes a new one
+            last = now;
+            assertThat(now.asMap()).as("ending leases after %d commits, at step %d", gap, step)
+                    .isEqualTo(new EndingLeases(views::of).of(s).asMap());
+        }
+        assertThat(advancedOverSeveral).as("times the kept leases moved over several commits at once").isGreaterThan(20);
     }
 
     @Test

@@ -78,19 +78,31 @@ class WriterFenceTest {
     }
 
     @Test
-    void aWriterSupersededBeforeItsLockCheckNoticedNeitherIssuesNorRevokesTokens() throws Exception {
+    void aWriterSupersededBeforeItsLockCheckNoticedIssuesNoToken() throws Exception {
         TokenService tokens = harness.ctx.getBean(TokenService.class);
-        IssuedToken issued = tokens.issue("before-takeover", Role.VIEWER, null, "test");
 
         anotherInstanceTakesOver();
 
         assertThatThrownBy(() -> tokens.issue("after-takeover", Role.VIEWER, null, "test"))
                 .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.status()).isEqualTo(503));
         assertThat(count("SELECT count(*) FROM api_token WHERE name = 'after-takeover'")).as("no token row").isZero();
+    }
+
+    /** Its own test, so the revocation is the first write after the takeover: the epoch, not an earlier failure, refuses it. */
+    @Test
+    void aWriterSupersededBeforeItsLockCheckNoticedRevokesNoToken() throws Exception {
+        TokenService tokens = harness.ctx.getBean(TokenService.class);
+        IssuedToken issued = tokens.issue("before-takeover", Role.VIEWER, null, "test");
+        WriterLock lock = harness.ctx.getBean(WriterLock.class);
+
+        anotherInstanceTakesOver();
+        assertThat(lock.lostReason()).as("the lock check has not noticed yet").isNull();
+
         assertThatThrownBy(() -> tokens.revoke(issued.token().id()))
                 .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.status()).isEqualTo(503));
         assertThat(count("SELECT count(*) FROM api_token WHERE name = 'before-takeover' AND revoked_at IS NULL"))
                 .as("the revocation did not commit").isEqualTo(1);
+        assertThat(lock.lostReason()).contains("another instance became the writer");
     }
 
     /** What another instance does once it holds the lock. */
