@@ -11,6 +11,8 @@ import io.gpupool.lease.LeaseState;
 import io.gpupool.policy.engine.PolicyEngine;
 import io.gpupool.problem.ProblemException;
 import io.gpupool.snapshot.PoolSnapshot;
+import io.gpupool.snapshot.PoolSnapshotBuilder;
+import io.gpupool.store.PoolStore;
 import io.gpupool.store.WorkingSet;
 import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
@@ -171,17 +173,24 @@ public class AllocationService {
             }
             // Decided outside the write, so a replayed batch decides the same (PassBudget says why).
             boolean widenHeld = budget.holds(position);
-            Outcome outcome = workingSet.write((before, next, store) -> {
-                GpuRequest current = before.queued().get(queued.id());
-                return current == null ? null
-                        : decider.decide(before, next, store, current, false, backfill.current(), now, widenHeld);
-            });
+            Outcome outcome = workingSet.write((before, next, store) -> retry(before, next, store, queued, now, widenHeld));
             if (outcome != null && outcome.status() == Outcome.PLACED) {
                 placed++;
             }
         }
         searchesResumeAt = budget.ranOutAt() < 0 ? null : order.get(budget.ranOutAt()).id();
         return placed;
+    }
+
+    /**
+     * Inside a running write: decides {@code queued} again on {@code before}, as a scheduling pass
+     * does; null when it is no longer queued there.
+     */
+    Outcome retry(PoolSnapshot before, PoolSnapshotBuilder next, PoolStore store, GpuRequest queued, Instant now,
+                  boolean widenHeld) {
+        GpuRequest current = before.queued().get(queued.id());
+        return current == null ? null
+                : decider.decide(before, next, store, current, false, backfill.current(), now, widenHeld);
     }
 
     /** An Idempotency-Key names one ask: reusing it for a different ask is a client bug, not a retry. */

@@ -15,6 +15,7 @@ import io.gpupool.policy.engine.PolicyEngine;
 import io.gpupool.policy.fact.SnapshotFacts;
 import io.gpupool.policy.fact.UsageWindow;
 import io.gpupool.snapshot.PoolSnapshot;
+import io.gpupool.store.Mutation;
 import io.gpupool.store.WorkingSet;
 import io.micronaut.context.annotation.Value;
 import io.micronaut.scheduling.annotation.Scheduled;
@@ -112,35 +113,70 @@ public class LifecycleScheduler {
         return allocation.retryQueues();
     }
 
-    /** Leases whose notice ran out give their GPUs back: PREEMPTED for a waiting request, RECLAIMED otherwise. */
+    /**
+     * Leases whose notice ran out give their GPUs back: PREEMPTED for a waiting request, RECLAIMED
+     * otherwise. A preemption's last victim to end hands its GPUs to the request it was preempted
+     * for in the same commit, so no request arriving in between can take them.
+     */
     void endGracePeriods() {
         Instant now = clock.instant();
         for (Lease lease : workingSet.current().underNotice().values()) {
             if (lease.deadline() == null || lease.deadline().isAfter(now)) {
                 continue;
             }
-            workingSet.write((before, next, store) -> {
-                Lease current = before.lease(lease.id()).orElse(null);
-                if (current == null || current.state() != LeaseState.PREEMPTING) {
-                    return null;
-                }
-                store.beforeOutsideRead(); // the decision log is read through its own repository
-                LoggedDecision notice = lastNotice(current.id());
-                boolean forRequest = notice != null && notice.requestId() != null
-                        && !notice.requestId().equals(current.requestId());
-                LeaseState end = forRequest ? LeaseState.PREEMPTED : LeaseState.RECLAIMED;
-                Lease ended = LeaseTransitions.end(current, end);
-                store.put(ended, true);
-                next.lease(ended);
-                DecisionLog.append(store, LoggedDecision.of(forRequest ? DecisionAction.PREEMPT : DecisionAction.RECLAIM,
-                        notice == null ? current.requestId() : notice.requestId(), current.id(), current.tenantId(),
-                        notice == null ? List.of() : notice.ruleNames(), notice == null ? null : notice.policyVersion(),
-                        notice == null ? "GRACE_ENDED" : notice.reasonCode(),
-                        "Grace period ended at " + current.deadline() + "; GPUs taken back"), now);
-                return ended;
-            });
+            try {
+                workingSet.write(end(lease.id(), now), preemptor -> handOver(preemptor, now));
+            } catch (RuntimeException e) {
+                // The hand-over failed (a bug in the decision, say): the lease still ends, and the
+                // request waits for the scheduling pass, rather than the lease never ending.
+                LOG.error("Handing lease {}'s GPUs to its preemptor failed; ending it alone", lease.id(), e);
+                workingSet.write(end(lease.id(), now));
+            }
             usage.forget(lease.id());
         }
+    }
+
+    /** Ends a lease whose grace period ran out; returns the request it was preempted for, or null. */
+    private Mutation<String> end(String leaseId, Instant now) {
+        return (before, next, store) -> {
+            Lease current = before.lease(leaseId).orElse(null);
+            if (current == null || current.state() != LeaseState.PREEMPTING) {
+                return null;
+            }
+            store.beforeOutsideRead(); // the decision log is read through its own repository
+            LoggedDecision notice = lastNotice(current.id());
+            boolean forRequest = notice != null && notice.requestId() != null
+                    && !notice.requestId().equals(current.requestId());
+            Lease ended = LeaseTransitions.end(current, forRequest ? LeaseState.PREEMPTED : LeaseState.RECLAIMED);
+            store.put(ended, true);
+            next.lease(ended);
+            DecisionLog.append(store, LoggedDecision.of(forRequest ? DecisionAction.PREEMPT : DecisionAction.RECLAIM,
+                    notice == null ? current.requestId() : notice.requestId(), current.id(), current.tenantId(),
+                    notice == null ? List.of() : notice.ruleNames(), notice == null ? null : notice.policyVersion(),
+                    notice == null ? "GRACE_ENDED" : notice.reasonCode(),
+                    "Grace period ended at " + current.deadline() + "; GPUs taken back"), now);
+            return forRequest ? notice.requestId() : null;
+        };
+    }
+
+    /**
+     * Retries {@code requestId} once the last of its victims has ended (they share its deadline, the
+     * {@code until} of its why-pending); until then the GPUs freed so far stay free for the next victim's hand-over.
+     */
+    private Mutation<Outcome> handOver(String requestId, Instant now) {
+        return (before, next, store) -> {
+            GpuRequest waiting = requestId == null ? null : before.queued().get(requestId);
+            if (waiting == null || victimsStillEnding(before, waiting, now)) {
+                return null;
+            }
+            return allocation.retry(before, next, store, waiting, now, false);
+        };
+    }
+
+    private static boolean victimsStillEnding(PoolSnapshot snapshot, GpuRequest waiting, Instant now) {
+        Instant until = waiting.whyPending() == null ? null : waiting.whyPending().until();
+        return until != null && snapshot.underNotice().values().stream()
+                .anyMatch(l -> until.equals(l.deadline()) && !l.deadline().isAfter(now));
     }
 
     /** The policy's reclamation sweep over the whole pool; each ordered lease is handled once. */

@@ -1,5 +1,7 @@
 package io.gpupool.store;
 
+import java.util.function.Function;
+
 /**
  * One caller's {@link Mutation} waiting in the group-commit queue, and the answer that caller gets.
  *
@@ -9,7 +11,9 @@ package io.gpupool.store;
  * wakes when the previous leader offers it the turn to lead the next batch.
  */
 final class PendingWrite<R> {
-    private final Mutation<R> mutation;
+    private final Mutation<?> mutation;
+    /** What the write does next, made from {@code mutation}'s result (null: nothing); see {@link WorkingSet#write(Mutation, Function)}. */
+    private final Function<Object, ? extends Mutation<?>> then;
     private R stagedResult;
     private Throwable stagedFailure;
     private R result;
@@ -19,10 +23,22 @@ final class PendingWrite<R> {
 
     PendingWrite(Mutation<R> mutation) {
         this.mutation = mutation;
+        this.then = null;
     }
 
-    Mutation<R> mutation() {
+    @SuppressWarnings("unchecked")
+    <T> PendingWrite(Mutation<T> first, Function<? super T, Mutation<R>> then) {
+        this.mutation = first;
+        this.then = value -> then.apply((T) value);
+    }
+
+    Mutation<?> mutation() {
         return mutation;
+    }
+
+    /** The step after {@link #mutation()}, made from its result; null when the write has one step. */
+    Mutation<?> then(Object firstResult) {
+        return then == null ? null : then.apply(firstResult);
     }
 
     /** Leader only: the mutation ran and returned {@code value}; answered once the batch commits. */

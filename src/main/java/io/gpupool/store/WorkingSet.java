@@ -107,13 +107,29 @@ public class WorkingSet {
         if (writer.isHeldByCurrentThread()) {
             return running.nested(mutation);
         }
+        return submit(new PendingWrite<>(mutation));
+    }
+
+    /**
+     * Runs {@code first}, then the mutation {@code then} makes of its result, as one write: they
+     * commit together or not at all, and the second sees the first's change as its {@code before},
+     * with no other write in between (a preemption's victims end, and only then, in the same commit,
+     * their GPUs go to the request they were preempted for). Returns the second's result.
+     */
+    public <T, R> R write(Mutation<T> first, Function<? super T, Mutation<R>> then) {
+        if (writer.isHeldByCurrentThread()) {
+            throw new IllegalStateException("a write in two steps cannot run nested inside another mutation");
+        }
+        return submit(new PendingWrite<R>(first, then));
+    }
+
+    private <R> R submit(PendingWrite<R> pending) {
         lock.ensureHeld();
         if (tx.findTransactionStatus().isPresent()) {
             // The batch commits in a transaction of its own; joining the caller's would publish
             // snapshots before the caller's transaction decides whether they exist.
             throw new IllegalStateException("WorkingSet.write must not be called inside a database transaction");
         }
-        PendingWrite<R> pending = new PendingWrite<>(mutation);
         queue.add(pending);
         while (!pending.isDone()) {
             if (writer.tryLock()) {

@@ -81,21 +81,15 @@ final class WriteBatch {
         PoolSnapshot before = published;
         for (int index = 0; index < writes.size(); index++) {
             PendingWrite<?> write = writes.get(index);
-            PoolSnapshotBuilder next = before.toBuilder();
-            Running current = new Running(before, next, rows);
-            running = current;
             buffer.beginWrite();
             try {
-                Object result = write.mutation().apply(before, next, rows);
-                if (current.nestedFailure != null) {
-                    throw current.nestedFailure; // a nested write failed and the mutation swallowed it
-                }
-                if (next.changed()) {
-                    // An unchanged model keeps its version, so caches keyed by version (policy facts,
-                    // capacity view, backfill reservation) survive no-op writes such as queue retries.
-                    before = next.version(nextVersion.getAsLong()).takenAt(clock.instant()).build();
-                }
-                write.stage(result);
+                Stepped first = step(write.mutation(), before, rows);
+                // A write of two steps: the second sees the first's change as its before, with nothing
+                // in between, and both are staged as one write: they commit or fail together.
+                Mutation<?> then = write.then(first.result());
+                Stepped last = then == null ? first : step(then, first.after(), rows);
+                before = last.after();
+                write.stage(last.result());
             } catch (RuntimeException e) {
                 // A refusal or a failed statement: only this write fails. An Error is not caught here:
                 // it aborts the whole batch (rolled back, every caller gets it), as it would any write.
@@ -122,6 +116,24 @@ final class WriteBatch {
             throw new ReplayInParts(e, -1); // which write's row failed is found by halving the batch
         }
         return before;
+    }
+
+    private record Stepped(PoolSnapshot after, Object result) {
+    }
+
+    /** Applies one mutation to {@code before}; the snapshot after it is {@code before} itself when it changed nothing. */
+    private Stepped step(Mutation<?> mutation, PoolSnapshot before, PoolStore rows) {
+        PoolSnapshotBuilder next = before.toBuilder();
+        Running current = new Running(before, next, rows);
+        running = current;
+        Object result = mutation.apply(before, next, rows);
+        if (current.nestedFailure != null) {
+            throw current.nestedFailure; // a nested write failed and the mutation swallowed it
+        }
+        // An unchanged model keeps its version, so caches keyed by version (policy facts, capacity
+        // view, backfill reservation) survive no-op writes such as queue retries.
+        return new Stepped(next.changed() ? next.version(nextVersion.getAsLong()).takenAt(clock.instant()).build() : before,
+                result);
     }
 
     /**

@@ -26,7 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Speech fills the training pool, half of it on borrowed capacity. Vision, within its guarantee,
  * asks for 8 GPUs: policy names the borrowed lease as the victim, it gets a notice and a grace
- * period, then its GPUs go to vision — and every step is explained.
+ * period, then its GPUs go to vision (in the commit that ends the victim, so a request arriving then
+ * cannot take them) — and every step is explained.
  */
 @MicronautTest(transactional = false)
 @DatabaseTest
@@ -107,11 +108,13 @@ class PreemptionApiTest {
 
     @Test
     @Order(4)
-    void whenTheGracePeriodEndsTheGpusGoToTheLender() {
+    void whenTheGracePeriodEndsTheGpusGoToTheLenderInTheSameCommitBeforeAnyoneElseCanTakeThem() {
         clock.advance(Duration.ofSeconds(31));
 
-        scheduler.runOnce();
+        scheduler.endGracePeriods(); // the pass's first step; its queue retry has not run yet
+        Reply newcomer = api.post("/api/v1/requests", request("speech", "training", 8, "priorityClass", "best-effort"), speech);
 
+        assertThat(newcomer.status()).as("a request arriving as the grace period ends: " + newcomer.body()).isEqualTo(202);
         assertThat(api.get("/api/v1/leases/" + borrowedLease, speech).body().get("state").asText()).isEqualTo("PREEMPTED");
         Reply placed = api.get("/api/v1/requests/" + visionRequest, vision);
         assertThat(placed.body().at("/request/state").asText()).isEqualTo("PLACED");

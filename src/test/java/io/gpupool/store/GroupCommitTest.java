@@ -220,6 +220,40 @@ class GroupCommitTest extends WriterHarnessTest {
     }
 
     @Test
+    void theSecondStepOfAWriteSeesTheFirstStepsChangeAndItsResult() {
+        String result = workingSet.write(insert("step-1"), first -> (before, next, store) -> {
+            assertThat(before.tenant(first)).as("the first step's tenant, in the second's before").isPresent();
+            return insert("step-2").apply(before, next, store);
+        });
+
+        assertThat(result).isEqualTo("step-2");
+        assertThat(workingSet.current().tenant("step-1")).isPresent();
+        assertThat(workingSet.current().tenant("step-2")).isPresent();
+        assertThat(tenantRows.existsById("step-1") && tenantRows.existsById("step-2")).isTrue();
+    }
+
+    @Test
+    void whenTheSecondStepRefusesNeitherStepIsWrittenAndTheRestOfTheBatchCommits() throws Exception {
+        ProblemException refusal = ProblemException.conflict("the second step refuses");
+        List<CompletableFuture<String>> answers = harness.runWritesAsOneBatch(List.of(
+                () -> workingSet.write(insert("two-a"), first -> (before, next, store) -> {
+                    insert("two-b").apply(before, next, store);
+                    throw refusal;
+                }),
+                () -> workingSet.write((before, next, store) -> {
+                    assertThat(before.tenant("two-a")).as("the refused write's first step, seen by the next write").isEmpty();
+                    return insert("after-two").apply(before, next, store);
+                })));
+
+        assertThat(failureOf(answers.get(0))).isSameAs(refusal);
+        assertThat(answers.get(1).get(10, TimeUnit.SECONDS)).isEqualTo("after-two");
+        assertThat(tenantRows.existsById("two-a")).as("first step's row").isFalse();
+        assertThat(tenantRows.existsById("two-b")).as("second step's row").isFalse();
+        assertThat(workingSet.current().tenant("two-a")).isEmpty();
+        assertThat(workingSet.current().tenant("after-two")).isPresent();
+    }
+
+    @Test
     void aWriteInsideAnOuterTransactionIsRefused() {
         assertThatThrownBy(() -> tx.executeWrite(status -> workingSet.write(insert("in-outer-tx"))))
                 .isInstanceOf(IllegalStateException.class);

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Supplier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -59,6 +60,13 @@ final class WriterHarness implements AutoCloseable {
 
     /** Holds the writer, queues {@code batch} in order behind it, then lets it go: one batch. */
     <R> List<CompletableFuture<R>> runAsOneBatch(List<Mutation<R>> batch) throws Exception {
+        List<Supplier<R>> writes = new ArrayList<>();
+        batch.forEach(m -> writes.add(() -> workingSet.write(m)));
+        return runWritesAsOneBatch(writes);
+    }
+
+    /** Like {@link #runAsOneBatch}, for any calls that each queue one write (a write in two steps, say). */
+    <R> List<CompletableFuture<R>> runWritesAsOneBatch(List<Supplier<R>> batch) throws Exception {
         CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         CompletableFuture<Object> blocker = CompletableFuture.supplyAsync(() -> workingSet.write((b, n, s) -> {
@@ -68,9 +76,9 @@ final class WriterHarness implements AutoCloseable {
         }), threads);
         assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
         List<CompletableFuture<R>> answers = new ArrayList<>();
-        for (Mutation<R> m : batch) {
+        for (Supplier<R> write : batch) {
             int queued = workingSet.queuedWrites();
-            answers.add(CompletableFuture.supplyAsync(() -> workingSet.write(m), threads));
+            answers.add(CompletableFuture.supplyAsync(write, threads));
             awaitQueued(queued + 1); // queued one by one, so the batch keeps the list's order
         }
         release.countDown();
