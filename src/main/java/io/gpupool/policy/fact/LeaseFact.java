@@ -4,19 +4,34 @@ import java.util.List;
 
 /**
  * A lease that holds GPUs, with times turned into ages at the evaluation instant so rules compare
- * plain numbers. {@code utilisation} is the mean over the usage window (−1 when the caller gave no
- * samples, see {@code sampled}); {@code idleSeconds} is how long every sample stayed below the idle
- * threshold; {@code ttlRemainingSeconds} is negative once expired and meaningless unless
+ * plain numbers. {@code utilisation} is the mean over the service's usage window (−1 when the caller
+ * gave no samples, see {@code sampled}); {@code idleSeconds} is how long every sample stayed below the
+ * service's idle threshold ({@link UsageWindow#DEFAULT}); a rule that wants its own threshold or
+ * window asks {@link #idleSecondsBelow} and {@link #meanUtilisationOver}. {@code ttlRemainingSeconds} is negative once expired and meaningless unless
  * {@code hasTtl}; {@code worstDeviceHealth} is the worst health among its devices.
  */
 public record LeaseFact(String leaseId, String requestId, String tenantId, String orgId, String poolId, String kind,
                         int priority, boolean preemptible, boolean borrowed, String gangId, String state,
                         long gpuMilli, List<String> deviceIds, List<String> models, long runtimeSeconds,
                         boolean sampled, double utilisation, long idleSeconds, long heartbeatAgeSeconds,
-                        boolean hasTtl, long ttlRemainingSeconds, String worstDeviceHealth) {
+                        boolean hasTtl, long ttlRemainingSeconds, String worstDeviceHealth, UsageHistory usage) {
     public LeaseFact {
+        usage = usage == null ? UsageHistory.NONE : usage;
         deviceIds = deviceIds == null ? List.of() : List.copyOf(deviceIds);
         models = models == null ? List.of() : List.copyOf(models);
+    }
+
+    /**
+     * How long every usage sample has stayed below {@code threshold} (0..1): the idle time a rule
+     * compares with its own window, e.g. {@code idleSecondsBelow(0.05) >= 3600}. 0 without samples.
+     */
+    public long idleSecondsBelow(double threshold) {
+        return usage.idleSecondsBelow(threshold);
+    }
+
+    /** Mean utilisation of the samples of the last {@code seconds}; −1 when there are none. */
+    public double meanUtilisationOver(long seconds) {
+        return usage.meanOver(seconds);
     }
 
     public boolean isGang() {

@@ -44,8 +44,8 @@ class DryRunTest {
         Map<String, String> files = new HashMap<>(DefaultPolicy.RULE_SET.files());
         files.compute("reclamation/reclamation.drl", (k, text) -> text
                 .replace("Training or experiment idle for an hour is reclaimed", "Training idle for half an hour is reclaimed")
-                .replace("kind in (\"TRAINING\", \"EXPERIMENT\"), sampled, utilisation < 0.05, idleSeconds >= 3600",
-                        "kind in (\"TRAINING\", \"EXPERIMENT\"), sampled, idleSeconds >= 1800"));
+                .replace("kind in (\"TRAINING\", \"EXPERIMENT\"), sampled, idleSecondsBelow(0.05) >= 3600",
+                        "kind in (\"TRAINING\", \"EXPERIMENT\"), sampled, idleSecondsBelow(0.05) >= 1800"));
         files.compute("priority/priority-classes.drl", (k, text) -> text
                 .replace("decisions.priority($r, 100, $r.preemptible(), \"KIND_DEFAULT\"", "decisions.priority($r, 200, $r.preemptible(), \"KIND_DEFAULT\""));
         files.compute("tiering/device-tiers.drl", (k, text) -> text

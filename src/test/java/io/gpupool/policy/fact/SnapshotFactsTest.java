@@ -88,6 +88,9 @@ class SnapshotFactsTest {
     @Test
     void idleTimeAndWindowUtilisationComeFromTheSamples() {
         assertThat(lease("v1").idleSeconds()).isEqualTo(90 * 60);
+        assertThat(lease("v1").idleSecondsBelow(0.5)).as("a rule's own threshold, same samples").isEqualTo(90 * 60);
+        assertThat(lease("v1").idleSecondsBelow(0.95)).as("busy samples at 0.9 count as idle under 0.95")
+                .isGreaterThan(90 * 60);
         assertThat(lease("v1").utilisation()).isZero();
         assertThat(lease("v2").idleSeconds()).isZero();
         assertThat(lease("v2").utilisation()).isEqualTo(0.7, org.assertj.core.data.Offset.offset(1e-9));
