@@ -83,13 +83,6 @@ public class AllocationService {
             throw ProblemException.invalid("Idempotency-Key: at most 128 characters");
         }
         Outcome outcome = workingSet.write((before, next, store) -> {
-            if (key != null) {
-                Optional<GpuRequest> earlier = store.findRequest(in.tenant(), key);
-                if (earlier.isPresent()) {
-                    requireSameAsk(earlier.get(), in, key);
-                    return replay(before, earlier.get(), store.findLease(String.valueOf(earlier.get().leaseId())));
-                }
-            }
             Instant now = clock.instant();
             GpuRequest request = new GpuRequest(UUID.randomUUID().toString(), in.tenant(), key, in.kind(), in.gpus(),
                     in.milliOrWhole(), in.migProfile(), in.models(), in.minGpuMemoryMib() == null ? 0 : in.minGpuMemoryMib(),
@@ -97,6 +90,13 @@ public class AllocationService {
                     Boolean.TRUE.equals(in.topologyRequired()), in.pool(), in.priorityClass(),
                     !Boolean.FALSE.equals(in.preemptible()), in.ttlSeconds() == null ? 0 : in.ttlSeconds(),
                     RequestState.QUEUED, 0, null, null, now, now);
+            if (key != null) {
+                Optional<GpuRequest> earlier = store.findRequest(in.tenant(), key);
+                if (earlier.isPresent()) {
+                    requireSameAsk(earlier.get(), request, key);
+                    return replay(before, earlier.get(), store.findLease(String.valueOf(earlier.get().leaseId())));
+                }
+            }
             return decider.decide(before, next, store, request, true, backfill.current(), now);
         });
         if (outcome.status() == Outcome.QUEUED && backfill.current().head() == null
@@ -194,13 +194,8 @@ public class AllocationService {
     }
 
     /** An Idempotency-Key names one ask: reusing it for a different ask is a client bug, not a retry. */
-    private static void requireSameAsk(GpuRequest earlier, NewRequest in, String key) {
-        boolean same = earlier.kind() == in.kind() && earlier.gpus() == in.gpus()
-                && earlier.milliPerGpu() == in.milliOrWhole() && earlier.gangSize() == in.gangOrOne()
-                && java.util.Objects.equals(earlier.migProfile(), in.migProfile())
-                && java.util.Objects.equals(earlier.poolId(), in.pool())
-                && java.util.Objects.equals(earlier.priorityClass(), in.priorityClass());
-        if (!same) {
+    private static void requireSameAsk(GpuRequest earlier, GpuRequest retried, String key) {
+        if (!earlier.sameAskAs(retried)) {
             throw ProblemException.unprocessable("Idempotency-Key '" + key + "' was used for a different request ("
                     + earlier.id() + ": " + earlier.gpus() + " × " + earlier.kind() + "); use a new key for a new request",
                     java.util.List.of());

@@ -30,4 +30,19 @@ public record GpuRequest(String id, String tenantId, String idempotencyKey, Work
                 minMemoryMib, gangSize, topology, topologyRequired, poolId, priorityClass, preemptible, ttlSeconds,
                 newState, newPriority, newLeaseId, why, createdAt, at);
     }
+
+    /**
+     * Whether {@code other} asks for the same thing: every field the caller chose (models in any
+     * order), not the id, state or times. A retry with the same Idempotency-Key must ask the same.
+     */
+    public boolean sameAskAs(GpuRequest other) {
+        return kind == other.kind && gpus == other.gpus && milliPerGpu == other.milliPerGpu
+                && java.util.Objects.equals(migProfile, other.migProfile)
+                && java.util.Set.copyOf(allowedModels).equals(java.util.Set.copyOf(other.allowedModels))
+                && minMemoryMib == other.minMemoryMib && gangSize == other.gangSize
+                && java.util.Objects.equals(topology, other.topology) && topologyRequired == other.topologyRequired
+                && java.util.Objects.equals(poolId, other.poolId)
+                && java.util.Objects.equals(priorityClass, other.priorityClass)
+                && preemptible == other.preemptible && ttlSeconds == other.ttlSeconds;
+    }
 }

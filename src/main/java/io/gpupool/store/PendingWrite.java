@@ -12,7 +12,10 @@ import java.util.function.Function;
  */
 final class PendingWrite<R> {
     private final Mutation<?> mutation;
-    /** What the write does next, made from {@code mutation}'s result (null: nothing); see {@link WorkingSet#write(Mutation, Function)}. */
+    /**
+     * What the write does next, made from {@code mutation}'s result (null: nothing);
+     * see {@link WorkingSet#write(Mutation, Function)}.
+     */
     private final Function<Object, ? extends Mutation<?>> then;
     private R stagedResult;
     private Throwable stagedFailure;

@@ -160,9 +160,27 @@ class RequestPlacementApiTest {
 
     @Test
     @Order(8)
-    void anotherTeamsTokenCannotSeeTheRequest() {
+    void anotherTeamsTokenCanNeitherSeeNorTouchTheRequestOrItsLease() {
         assertThat(api.get("/api/v1/requests/" + queuedRequest, vision).status()).isEqualTo(403);
         assertThat(api.get("/api/v1/requests/" + queuedRequest + "/explain", vision).status()).isEqualTo(403);
+        Reply owned = api.get("/api/v1/requests/" + queuedRequest, speech);
+        String lease = owned.body().at("/lease/id").asText();
+        String device = owned.body().at("/lease/shares/0/deviceId").asText();
+        int decisionsBefore = api.get("/api/v1/decisions?lease=" + lease, ADMIN).body().size();
+        com.fasterxml.jackson.databind.JsonNode before = api.get("/api/v1/leases/" + lease, speech).body();
+
+        assertThat(api.get("/api/v1/leases/" + lease, vision).status()).as("read").isEqualTo(403);
+        assertThat(api.post("/api/v1/leases/" + lease + "/renew", Map.of("ttlSeconds", 600), vision).status())
+                .as("renew").isEqualTo(403);
+        assertThat(api.post("/api/v1/leases/" + lease + "/heartbeat", Map.of("gpus",
+                java.util.List.of(Map.of("deviceId", device, "utilisationPercent", 1))), vision).status())
+                .as("heartbeat").isEqualTo(403);
+        assertThat(api.post("/api/v1/leases/" + lease + "/release", Map.of(), vision).status()).as("release").isEqualTo(403);
+        assertThat(api.get("/api/v1/leases?tenant=speech", vision).status()).as("list another team's leases").isEqualTo(403);
+
+        assertThat(api.get("/api/v1/leases/" + lease, speech).body()).as("the lease, untouched").isEqualTo(before);
+        assertThat(api.get("/api/v1/decisions?lease=" + lease, ADMIN).body().size()).as("nothing logged")
+                .isEqualTo(decisionsBefore);
     }
 
     @Test

@@ -32,6 +32,8 @@ class RequestValidationApiTest {
     @Inject
     @Client("/")
     HttpClient client;
+    @Inject
+    io.gpupool.store.GpuRequestRepository requestRows;
     Api api;
     String vision;
 
@@ -44,6 +46,7 @@ class RequestValidationApiTest {
 
     @AfterEach
     void nothingWasWritten() {
+        assertThat(requestRows.count()).as("request rows").isZero();
         assertThat(api.get("/api/v1/leases", ADMIN).body().size()).isZero();
         assertThat(api.get("/api/v1/decisions?since=2000-01-01T00:00:00Z", ADMIN).body().size()).isZero();
     }

@@ -1,0 +1,59 @@
+package io.gpupool.request;
+
+import io.gpupool.lease.WorkloadKind;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
+
+/** A retry under the same Idempotency-Key is the same ask only if every field the caller chose matches. */
+class SameAskTest {
+    private static final Instant T0 = Instant.parse("2026-11-30T08:00:00Z");
+    private static final GpuRequest ASKED = ask(r -> r);
+
+    static Stream<Arguments> retries() {
+        return Stream.of(
+                arguments("the same fields, another id, state and time", true,
+                        ask(r -> with(r, "other", RequestState.PLACED, T0.plusSeconds(5)))),
+                arguments("the same models in another order", true,
+                        ask(r -> copy(r, List.of("A100", "H100"), 40_000, 3600, true, "ANY"))),
+                arguments("other models", false, ask(r -> copy(r, List.of("H100"), 40_000, 3600, true, "ANY"))),
+                arguments("more GPU memory", false, ask(r -> copy(r, r.allowedModels(), 80_000, 3600, true, "ANY"))),
+                arguments("another TTL", false, ask(r -> copy(r, r.allowedModels(), 40_000, 7200, true, "ANY"))),
+                arguments("not preemptible", false, ask(r -> copy(r, r.allowedModels(), 40_000, 3600, false, "ANY"))),
+                arguments("another topology", false, ask(r -> copy(r, r.allowedModels(), 40_000, 3600, true, "NODE"))));
+    }
+
+    @ParameterizedTest(name = "a retry with {0} is the same ask: {1}")
+    @MethodSource("retries")
+    void aRetryIsTheSameAskOnlyIfEveryChosenFieldMatches(String what, boolean same, GpuRequest retry) {
+        assertThat(ASKED.sameAskAs(retry)).isEqualTo(same);
+        assertThat(retry.sameAskAs(ASKED)).as("symmetric").isEqualTo(same);
+    }
+
+    private static GpuRequest ask(UnaryOperator<GpuRequest> change) {
+        return change.apply(new GpuRequest("req-1", "vision", "key-1", WorkloadKind.TRAINING, 4, 1000, null,
+                List.of("H100", "A100"), 40_000, 1, "ANY", false, null, "high", true, 3600, RequestState.QUEUED, 0,
+                null, null, T0, T0));
+    }
+
+    private static GpuRequest copy(GpuRequest r, List<String> models, long memory, long ttl, boolean preemptible,
+                                   String topology) {
+        return new GpuRequest(r.id(), r.tenantId(), r.idempotencyKey(), r.kind(), r.gpus(), r.milliPerGpu(), r.migProfile(),
+                models, memory, r.gangSize(), topology, r.topologyRequired(), r.poolId(), r.priorityClass(), preemptible,
+                ttl, r.state(), r.priority(), r.leaseId(), r.whyPending(), r.createdAt(), r.updatedAt());
+    }
+
+    private static GpuRequest with(GpuRequest r, String id, RequestState state, Instant at) {
+        return new GpuRequest(id, r.tenantId(), r.idempotencyKey(), r.kind(), r.gpus(), r.milliPerGpu(), r.migProfile(),
+                r.allowedModels(), r.minMemoryMib(), r.gangSize(), r.topology(), r.topologyRequired(), r.poolId(),
+                r.priorityClass(), r.preemptible(), r.ttlSeconds(), state, 7, "lease-1", null, at, at);
+    }
+}
