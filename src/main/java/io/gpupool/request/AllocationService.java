@@ -72,12 +72,7 @@ public class AllocationService {
         if (in.pool() != null) {
             snapshot.pool(in.pool()).orElseThrow(() -> ProblemException.notFound("pool", in.pool()));
         }
-        int perMember = in.gpus() / in.gangOrOne();
-        int largestNode = snapshot.nodes().keySet().stream().mapToInt(n -> snapshot.devicesOn(n).size()).max().orElse(0);
-        if (perMember > largestNode) {
-            throw ProblemException.invalid("gpus: each gang member asks for " + perMember
-                    + " GPUs but the largest node has " + largestNode + "; split the request into a larger gang");
-        }
+        requireFleetCanEverHost(in, snapshot);
         String key = idempotencyKey == null || idempotencyKey.isBlank() ? null : idempotencyKey.trim();
         if (key != null && key.length() > 128) {
             throw ProblemException.invalid("Idempotency-Key: at most 128 characters");
@@ -191,6 +186,31 @@ public class AllocationService {
         GpuRequest current = before.queued().get(queued.id());
         return current == null ? null
                 : decider.decide(before, next, store, current, false, backfill.current(), now, widenHeld);
+    }
+
+    /**
+     * Refuses what no state of the fleet could ever place, however long it waited: a gang member
+     * larger than every node, or more whole-GPU members than all nodes together could hold
+     * (members may share a node). Models, memory, pools and health are left to policy and the
+     * allocator, which queue with a reason: those can change.
+     */
+    private static void requireFleetCanEverHost(NewRequest in, PoolSnapshot snapshot) {
+        int perMember = in.gpus() / in.gangOrOne();
+        int largestNode = 0;
+        long membersTheFleetHolds = 0;
+        for (String node : snapshot.nodes().keySet()) {
+            int gpus = snapshot.devicesOn(node).size();
+            largestNode = Math.max(largestNode, gpus);
+            membersTheFleetHolds += gpus / Math.max(1, perMember);
+        }
+        if (perMember > largestNode) {
+            throw ProblemException.invalid("gpus: each gang member asks for " + perMember
+                    + " GPUs but the largest node has " + largestNode + "; split the request into a larger gang");
+        }
+        if (in.milliOrWhole() == 1000 && in.gangOrOne() > membersTheFleetHolds) {
+            throw ProblemException.invalid("gangSize: a gang of " + in.gangOrOne() + " members of " + perMember
+                    + " GPUs cannot be placed: all nodes together hold at most " + membersTheFleetHolds + " such members");
+        }
     }
 
     /** An Idempotency-Key names one ask: reusing it for a different ask is a client bug, not a retry. */

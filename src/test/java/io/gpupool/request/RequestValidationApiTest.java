@@ -59,6 +59,8 @@ class RequestValidationApiTest {
                         "a fraction lives on one GPU"),
                 arguments("more GPUs per member than the largest node", request("vision", "training", 16), 400,
                         "largest node has 8"),
+                arguments("a gang more than the whole fleet could ever hold", request("vision", "training", 24, "gangSize", 3),
+                        400, "all nodes together hold at most 2 such members"),
                 arguments("a gang that does not divide the GPUs", request("vision", "training", 9, "gangSize", 2), 400,
                         "do not split evenly"),
                 arguments("no kind", request("vision", null, 1), 400, "kind: is required"),
