@@ -11,6 +11,11 @@ import io.gpupool.request.QueueOrder;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.store.WorkingSet;
 import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.HttpHeaders;
+import io.micronaut.http.HttpRequest;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.MutableHttpResponse;
+import io.micronaut.http.uri.UriBuilder;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.QueryValue;
@@ -26,6 +31,8 @@ import java.util.Map;
 /** The queues (per pool, in policy order, with reasons) and the decision log. */
 @Controller("/api/v1")
 public class QueueController {
+    /** The most decision log entries one answer holds. */
+    static final int MAX_DECISIONS = 1000;
     private final WorkingSet workingSet;
     private final DecisionLog decisions;
     private final Clock clock;
@@ -57,20 +64,45 @@ public class QueueController {
         return byPool;
     }
 
+    /**
+     * The decision log, oldest first: a request's or a lease's entries in log order (both: those of
+     * the request on that lease), else every entry since {@code since} (default: the last hour) in
+     * time order, ties by id. Paged by cursor, as
+     * the log only grows: at most {@code limit} entries after the entry {@code after}; when the page
+     * is full, a {@code Link: <...>; rel="next"} header gives the next page. A tenant sees only its
+     * own entries, so its page may hold fewer; the cursor still moves past the others.
+     */
     @Get("/decisions")
     @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
-    public List<LoggedDecision> decisions(@Nullable @QueryValue String request, @Nullable @QueryValue String lease,
-                                          @Nullable @QueryValue String since, Caller caller) {
-        List<LoggedDecision> found;
-        if (request != null) {
-            found = decisions.forRequest(request);
-        } else if (lease != null) {
-            found = decisions.forLease(lease);
+    public HttpResponse<List<LoggedDecision>> decisions(@Nullable @QueryValue String request, @Nullable @QueryValue String lease,
+                                                        @Nullable @QueryValue String since, @Nullable @QueryValue Long after,
+                                                        @Nullable @QueryValue Integer limit, Caller caller,
+                                                        HttpRequest<?> http) {
+        int max = limit == null ? MAX_DECISIONS : limit;
+        if (max < 1 || max > MAX_DECISIONS) {
+            throw ProblemException.invalid("limit must be between 1 and " + MAX_DECISIONS + ", was " + max);
+        }
+        long afterId = after == null ? 0 : after;
+        if (afterId < 0) {
+            throw ProblemException.invalid("after: the id of a decision log entry (>= 0), was " + afterId);
+        }
+        Instant from = since != null ? parse(since) : null;
+        List<LoggedDecision> scanned;
+        if (request != null || lease != null) {
+            List<LoggedDecision> entries = request != null ? decisions.forRequest(request) : decisions.forLease(lease);
+            scanned = entries.stream().filter(d -> lease == null || lease.equals(d.leaseId()))
+                    .filter(d -> d.id() > afterId && (from == null || !d.at().isBefore(from))).limit(max).toList();
         } else {
-            found = decisions.since(since == null ? clock.instant().minusSeconds(3600) : parse(since));
+            scanned = decisions.since(from != null ? from : clock.instant().minusSeconds(3600), afterId, max);
         }
         PoolSnapshot snapshot = workingSet.current();
-        return found.stream().filter(d -> d.tenantId() == null || caller.reaches(d.tenantId(), snapshot)).toList();
+        MutableHttpResponse<List<LoggedDecision>> response = HttpResponse.ok(scanned.stream()
+                .filter(d -> d.tenantId() == null || caller.reaches(d.tenantId(), snapshot)).toList());
+        if (scanned.size() == max) {
+            String next = UriBuilder.of(http.getUri()).replaceQueryParam("after", scanned.get(max - 1).id()).toString();
+            response.header(HttpHeaders.LINK, "<" + next + ">; rel=\"next\"");
+        }
+        return response;
     }
 
     private static Instant parse(String since) {

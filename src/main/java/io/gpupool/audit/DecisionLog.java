@@ -41,8 +41,13 @@ public class DecisionLog {
         return rows.findByLeaseIdOrderById(leaseId).stream().map(DecisionLog::toDecision).toList();
     }
 
-    public List<LoggedDecision> since(Instant since) {
-        return rows.findByAtGreaterThanEqualsOrderById(since).stream().map(DecisionLog::toDecision).toList();
+    /**
+     * At most {@code limit} entries at or after {@code since}, in time order (ties by id), after the
+     * entry {@code afterId} (0: from the first).
+     */
+    public List<LoggedDecision> since(Instant since, long afterId, int limit) {
+        List<DecisionLogRow> page = afterId == 0 ? rows.firstPageSince(since, limit) : rows.pageSinceAfter(since, afterId, limit);
+        return page.stream().map(DecisionLog::toDecision).toList();
     }
 
     private static LoggedDecision toDecision(DecisionLogRow r) {

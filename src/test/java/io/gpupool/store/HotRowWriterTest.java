@@ -106,7 +106,7 @@ class HotRowWriterTest extends WriterHarnessTest {
         assertThat(decisions.findByRequestIdOrderById("hot-full")).singleElement()
                 .satisfies(row -> assertThat(row.id()).isNotNull())
                 .usingRecursiveComparison().ignoringFields("id").isEqualTo(decision);
-        assertThat(decisions.findByAtGreaterThanEqualsOrderById(NOW)).filteredOn(r -> "bare".equals(r.message()))
+        assertThat(decisions.firstPageSince(NOW, Integer.MAX_VALUE)).filteredOn(r -> "bare".equals(r.message()))
                 .singleElement().usingRecursiveComparison().ignoringFields("id").isEqualTo(bare);
         assertThat(harness.ctx.getBean(UsageSampleRepository.class).findByAtGreaterThanEquals(NOW))
                 .filteredOn(r -> r.leaseId().equals("hot-lease-full")).singleElement()

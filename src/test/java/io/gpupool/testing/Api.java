@@ -24,7 +24,12 @@ public final class Api {
         this.http = client.toBlocking();
     }
 
-    public record Reply(int status, JsonNode body, String contentType) {
+    /** An answer; {@code link} is its Link header (null when none). */
+    public record Reply(int status, JsonNode body, String contentType, String link) {
+        public Reply(int status, JsonNode body, String contentType) {
+            this(status, body, contentType, null);
+        }
+
         public String detail() {
             return body.path("detail").asText();
         }
@@ -57,16 +62,17 @@ public final class Api {
         request.accept(MediaType.APPLICATION_JSON_TYPE, MediaType.of("application/problem+json"));
         try {
             HttpResponse<String> response = http.exchange(request, String.class);
-            return reply(response.code(), response.getBody().orElse(""), response.getContentType().map(Object::toString).orElse(""));
+            return reply(response.code(), response.getBody().orElse(""),
+                    response.getContentType().map(Object::toString).orElse(""), response.getHeaders().get("Link"));
         } catch (HttpClientResponseException e) {
             return reply(e.getStatus().getCode(), e.getResponse().getBody(String.class).orElse(""),
-                    e.getResponse().getContentType().map(Object::toString).orElse(""));
+                    e.getResponse().getContentType().map(Object::toString).orElse(""), null);
         }
     }
 
-    private static Reply reply(int status, String text, String contentType) {
+    private static Reply reply(int status, String text, String contentType, String link) {
         try {
-            return new Reply(status, text.isEmpty() ? JSON.nullNode() : JSON.readTree(text), contentType);
+            return new Reply(status, text.isEmpty() ? JSON.nullNode() : JSON.readTree(text), contentType, link);
         } catch (IOException e) {
             throw new UncheckedIOException("not JSON: " + text, e);
         }
