@@ -1,8 +1,14 @@
 package io.gpupool.lease;
 
 import io.gpupool.policy.fact.UsageSample;
+import io.gpupool.store.LeaseUsagePoint;
+import io.gpupool.store.UsageSampleRepository;
+import jakarta.annotation.PostConstruct;
 import jakarta.inject.Singleton;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -15,13 +21,32 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Recent utilisation per lease, in memory, for idle detection (the reclamation sweep) and
  * effective-utilisation reports. Samples are also stored; this keeps only a bounded window so the
- * sweep never reads the sample table. After a restart idle detection restarts from new samples,
- * which can only delay a reclaim, never cause a wrong one.
+ * sweep never reads the sample table. At start it reads that window back for the leases still
+ * holding GPUs, so a restart does not reset how long a lease has been idle (which would keep idle
+ * GPUs from their next user for up to another idle window).
  */
 @Singleton
 public class UsageRecorder {
     static final Duration KEEP = Duration.ofHours(6);
+    private static final Logger LOG = LoggerFactory.getLogger(UsageRecorder.class);
     private final Map<String, Deque<UsageSample>> byLease = new ConcurrentHashMap<>();
+    private final UsageSampleRepository stored;
+    private final Clock clock;
+
+    UsageRecorder(UsageSampleRepository stored, Clock clock) {
+        this.stored = stored;
+        this.clock = clock;
+    }
+
+    @PostConstruct
+    void restore() {
+        List<LeaseUsagePoint> points = stored.heldLeasesUsageSince(clock.instant().minus(KEEP));
+        points.forEach(p -> record(p.leaseId(), p.at(), p.utilisation()));
+        if (!points.isEmpty()) {
+            LOG.info("Usage of {} leases restored: {} heartbeats of the last {} h", byLease.size(), points.size(),
+                    KEEP.toHours());
+        }
+    }
 
     public void record(String leaseId, Instant at, double utilisation) {
         Deque<UsageSample> samples = byLease.computeIfAbsent(leaseId, k -> new ArrayDeque<>());

@@ -4,6 +4,17 @@ import io.gpupool.fleet.FleetFileLoader;
 import io.gpupool.inventory.DeviceHealth;
 import io.gpupool.inventory.Heartbeat;
 import io.gpupool.inventory.HeartbeatService;
+import io.gpupool.auth.Caller;
+import io.gpupool.auth.Role;
+import io.gpupool.lease.LeaseService;
+import io.gpupool.lease.UsageRecorder;
+import io.gpupool.lease.UsageReport;
+import io.gpupool.lease.WorkloadKind;
+import io.gpupool.policy.fact.UsageHistory;
+import io.gpupool.policy.fact.UsageSample;
+import io.gpupool.request.AllocationService;
+import io.gpupool.request.NewRequest;
+import io.gpupool.request.Outcome;
 import io.gpupool.testing.DatabaseTest;
 import io.gpupool.testing.ExampleFleet;
 import io.gpupool.testing.TestDatabase;
@@ -12,6 +23,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -41,6 +55,32 @@ class RestartKeepsDataTest {
             assertThat(snapshot.device("fra-h100-02-gpu1").orElseThrow().lastHeartbeat()).isNotNull();
             assertThat(ctx.getBean(io.gpupool.governance.ActivePolicy.class).current().version())
                     .as("the stored active policy is loaded again, not re-created").isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aRestartKeepsHowLongALeaseHasBeenIdle(@TempDir Path dir) {
+        Caller admin = new Caller("test", "test", Role.ADMIN, null);
+        Instant now = Instant.now();
+        String lease;
+        try (ApplicationContext ctx = ApplicationContext.run(properties(dir, true), "test")) {
+            Outcome placed = ctx.getBean(AllocationService.class).submit(new NewRequest("vision", WorkloadKind.DEV, 1, null,
+                    null, null, null, null, null, null, null, null, null, null), null, admin);
+            lease = placed.lease().id();
+            String device = placed.lease().shares().get(0).deviceId();
+            LeaseService leases = ctx.getBean(LeaseService.class);
+            for (int minutesAgo : new int[]{150, 120, 90}) {
+                leases.heartbeat(lease, new UsageReport(now.minus(Duration.ofMinutes(minutesAgo)),
+                        List.of(new UsageReport.GpuUsage(device, minutesAgo == 150 ? 80.0 : 2.0, 1024L))), admin);
+            }
+        }
+
+        try (ApplicationContext ctx = ApplicationContext.run(properties(dir, false), "test")) {
+            List<UsageSample> restored = ctx.getBean(UsageRecorder.class).all();
+            assertThat(restored).extracting(UsageSample::leaseId).containsOnly(lease);
+            assertThat(restored).extracting(UsageSample::utilisation).containsExactly(0.8, 0.02, 0.02);
+            assertThat(UsageHistory.of(restored, Instant.now()).idleSecondsBelow(0.05))
+                    .as("idle since the busy heartbeat 150 minutes ago, not since the restart").isGreaterThanOrEqualTo(120 * 60);
         }
     }
 

@@ -22,7 +22,7 @@ public final class UsageHistory {
         this.utilisation = utilisation;
     }
 
-    static UsageHistory of(List<UsageSample> samples, Instant now) {
+    public static UsageHistory of(List<UsageSample> samples, Instant now) {
         List<UsageSample> seen = new ArrayList<>(samples.size());
         for (UsageSample s : samples) {
             if (!s.at().isAfter(now)) {
