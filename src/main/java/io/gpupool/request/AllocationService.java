@@ -94,9 +94,9 @@ public class AllocationService {
             }
             return decider.decide(before, next, store, request, true, backfill.current(), now);
         });
-        if (outcome.status() == Outcome.QUEUED && backfill.current().head() == null
-                && WhyPending.CAPACITY.equals(outcome.request().whyPending().blockedBy())) {
-            // A new head of the queue: reserve for it now rather than at the next scheduling pass.
+        if (outcome.status() == Outcome.QUEUED && WhyPending.CAPACITY.equals(outcome.request().whyPending().blockedBy())
+                && !backfill.current().hasHeadIn(outcome.request().whyPending().pool())) {
+            // A new head of its pool's queue: reserve for it now rather than at the next scheduling pass.
             workingSet.write((before, next, store) -> backfill.refresh(before, clock.instant()));
         }
         return outcome;
@@ -150,7 +150,7 @@ public class AllocationService {
      */
     public int retryQueues() {
         int placed = 0;
-        if (workingSet.current().queued().isEmpty() && backfill.current().head() == null) {
+        if (workingSet.current().queued().isEmpty() && backfill.current().isEmpty()) {
             // Nothing queued and nothing reserved: the pass has nothing to do. Every release nudges a
             // pass, so skipping the writer here keeps an idle queue from costing one write per release.
             // A request queued meanwhile reserves for itself in submit(), or at the next pass.

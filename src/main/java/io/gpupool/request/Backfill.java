@@ -11,20 +11,22 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
- * Reservation-based (EASY) backfill. The head of the queue — the first request blocked on
- * capacity — gets a reservation: the GPUs it would get at the earliest time enough leases reach
- * their TTL. A later request may then run ahead only if it does not use those GPUs, or if its own
- * TTL ends before the reserved start, so backfilling never delays the head. Leases without a TTL
- * have no known end: when they alone block the head there is no reservation to protect.
+ * Reservation-based (EASY) backfill, per pool. The head of each pool's queue (the first request
+ * blocked on capacity there) gets a reservation: the GPUs it would get at the earliest time enough
+ * leases reach their TTL. A later request may then run ahead only if it does not use those GPUs, or
+ * if its own TTL ends before the reserved start, so backfilling never delays a head. Leases without a
+ * TTL have no known end: when they alone block a head there is no reservation to protect.
  */
 final class Backfill {
     private final Allocators allocators;
     private final PolicyInputs inputs;
-    private volatile Reservation cached = Reservation.NONE;
+    private volatile Reservations cached = Reservations.NONE;
 
     Backfill(Allocators allocators, PolicyInputs inputs) {
         this.allocators = allocators;
@@ -49,21 +51,53 @@ final class Backfill {
         }
     }
 
+    /** The reservations of the pools' heads, by pool. */
+    record Reservations(Map<String, Reservation> byPool) {
+        static final Reservations NONE = new Reservations(Map.of());
+
+        boolean isEmpty() {
+            return byPool.isEmpty();
+        }
+
+        boolean hasHeadIn(String pool) {
+            return byPool.containsKey(pool);
+        }
+
+        /** The GPUs {@code request} must keep off: those of every head it queues behind. */
+        Set<String> reservedFor(GpuRequest request, Instant now) {
+            if (byPool.isEmpty()) {
+                return Set.of(); // the common case, once per decision
+            }
+            Set<String> reserved = new HashSet<>();
+            for (Reservation r : byPool.values()) {
+                if (r.blocks(request, now)) {
+                    reserved.addAll(r.gpus());
+                }
+            }
+            return reserved;
+        }
+    }
+
     /**
-     * The reservation every decision honours until the next refresh. Computing it places the head on
+     * The reservations every decision honours until the next refresh. Computing it places the head on
      * simulated views (O(pool) each), so it is refreshed once per scheduling pass, not per decision:
      * between passes a reservation can be a few seconds stale, which only ever makes backfill more
      * cautious or lets through work that the next pass would also admit.
      */
-    Reservation current() {
+    Reservations current() {
         return cached;
     }
 
-    /** Recomputes the head's reservation. Single writer only (it uses the allocators). */
-    Reservation refresh(PoolSnapshot snapshot, Instant now) {
-        cached = QueueOrder.ordered(snapshot).stream()
-                .filter(r -> r.whyPending() != null && WhyPending.CAPACITY.equals(r.whyPending().blockedBy()))
-                .findFirst().map(head -> reserve(snapshot, head)).orElse(Reservation.NONE);
+    /** Recomputes each pool's head and its reservation. Single writer only (it uses the allocators). */
+    Reservations refresh(PoolSnapshot snapshot, Instant now) {
+        Map<String, Reservation> byPool = new LinkedHashMap<>();
+        for (GpuRequest r : QueueOrder.ordered(snapshot)) {
+            if (r.whyPending() != null && WhyPending.CAPACITY.equals(r.whyPending().blockedBy())
+                    && r.whyPending().pool() != null && !byPool.containsKey(r.whyPending().pool())) {
+                byPool.put(r.whyPending().pool(), reserve(snapshot, r));
+            }
+        }
+        cached = new Reservations(Map.copyOf(byPool));
         return cached;
     }
 

@@ -51,13 +51,13 @@ final class RequestDecider {
     }
 
     Outcome decide(PoolSnapshot before, PoolSnapshotBuilder next, PoolStore store, GpuRequest request, boolean isNew,
-                   Backfill.Reservation reservation, Instant now) {
-        return decide(before, next, store, request, isNew, reservation, now, false);
+                   Backfill.Reservations reservations, Instant now) {
+        return decide(before, next, store, request, isNew, reservations, now, false);
     }
 
     /** @param widenHeld a retry whose scheduling pass spent its search budget ({@link WideningGate}) */
     Outcome decide(PoolSnapshot before, PoolSnapshotBuilder next, PoolStore store, GpuRequest request, boolean isNew,
-                   Backfill.Reservation reservation, Instant now, boolean widenHeld) {
+                   Backfill.Reservations reservations, Instant now, boolean widenHeld) {
         ActivePolicy.Active policy = active.current();
         Evaluation eval = engine.admit(policy.policy(), inputs.facts(before), PolicyInputs.fact(request));
         String version = eval.policyVersion();
@@ -69,8 +69,7 @@ final class RequestDecider {
         PriorityAssignment priority = eval.priorityOf(request.id()).orElse(null);
         int level = priority == null ? 0 : priority.priority();
         CapacityView view = inputs.view(before);
-        Set<String> reserved = reservation.blocks(request.with(request.state(), level, null, null, now), now)
-                ? reservation.gpus() : Set.of();
+        Set<String> reserved = reservations.reservedFor(request.with(request.state(), level, null, null, now), now);
         WideningGate gate = WideningGate.of(request, isNew, now, widenEvery, widenHeld);
         Attempt attempt = planner.attempt(before, view, request, eval, reserved, (pools, pool, devices) ->
                 engine.preempt(policy.policy(), inputs.facts(before), PolicyInputs.fact(request), pools, List.of(pool),

@@ -27,7 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The head's reservation found by doubling then halving the prefix of the pool's ending leases
  * ({@link Backfill#reserve}) is the one the exhaustive search it replaced finds: the same start and
- * the same GPUs, whether the head fits already, after the first lease ends, after most of them, or never.
+ * the same GPUs, whether the head fits already, after the first lease ends, after most of them, or never;
+ * and each pool's queue gets a head and a reservation of its own.
  */
 class BackfillReservationTest {
     private static final Instant NOW = SyntheticFleet.NOW;
@@ -67,6 +68,45 @@ class BackfillReservationTest {
 
         assertThat(found.start()).isEqualTo(snapshot.takenAt());
         assertThat(found.gpus()).hasSize(2).isEqualTo(exhaustive(snapshot, head).gpus());
+    }
+
+    /**
+     * Each pool's queue has its own head: the first request blocked on capacity there. A request
+     * queued behind both heads keeps off both reservations; one ahead of a head keeps off neither.
+     */
+    @Test
+    void eachPoolsFirstBlockedRequestIsItsHeadWithAReservationOfItsOwn() {
+        PoolSnapshot fleet = withTtls(SyntheticFleet.facts(800, 3_000, 0.9).snapshot(), 2);
+        GpuRequest trainingHead = queued("training-head", 8, "training", 100, 0, fleet);
+        GpuRequest trainingNext = queued("training-next", 8, "training", 100, 1, fleet);
+        GpuRequest devHead = queued("dev-head", 2, "dev", 100, 2, fleet);
+        PoolSnapshot snapshot = fleet.toBuilder().version(fleet.version() + 1)
+                .request(trainingHead).request(trainingNext).request(devHead).build();
+        Backfill backfill = new Backfill(new Allocators(), new PolicyInputs());
+
+        Backfill.Reservations found = backfill.refresh(snapshot, NOW);
+
+        assertThat(found.byPool().keySet()).containsExactlyInAnyOrder("training", "dev");
+        assertThat(found.byPool().get("training").head().id()).isEqualTo("training-head");
+        assertThat(found.byPool().get("dev").head().id()).isEqualTo("dev-head");
+        Set<String> training = found.byPool().get("training").gpus();
+        Set<String> dev = found.byPool().get("dev").gpus();
+        assertThat(training).hasSize(8).isEqualTo(backfill.reserve(snapshot, trainingHead).gpus());
+        assertThat(dev).hasSize(2).isEqualTo(backfill.reserve(snapshot, devHead).gpus());
+
+        GpuRequest behindBoth = queued("behind-both", 1, "dev", 100, 3, snapshot);
+        GpuRequest urgent = queued("urgent", 1, "dev", 1_000, 3, snapshot);
+        Set<String> both = new HashSet<>(training);
+        both.addAll(dev);
+        assertThat(found.reservedFor(behindBoth, NOW)).isEqualTo(both);
+        assertThat(found.reservedFor(urgent, NOW)).as("a higher priority queues ahead of both heads").isEmpty();
+    }
+
+    private static GpuRequest queued(String id, int gpus, String pool, int priority, int secondsAfter, PoolSnapshot snapshot) {
+        GpuRequest head = head(gpus, pool, snapshot);
+        Instant at = NOW.plusSeconds(secondsAfter);
+        return new GpuRequest(id, head.tenantId(), null, head.kind(), gpus, 1000, null, List.of(), 0, 1, "ANY", false,
+                pool, null, true, 0, RequestState.QUEUED, priority, null, head.whyPending(), at, at);
     }
 
     private static PoolSnapshot withTtls(PoolSnapshot fleet, int seed) {
