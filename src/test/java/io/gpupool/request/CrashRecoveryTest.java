@@ -41,7 +41,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * kill -9 in the middle of concurrent requests, then a restart on the same database: what a client
  * was told survives (leases, queued requests), a retry under the same Idempotency-Key never creates
- * a second request, and the allocation invariants still hold. The service runs as a child JVM on a
+ * a second request (nor does one whose first call the kill cut off, committed or not), and the
+ * allocation invariants still hold. The service runs as a child JVM on a
  * file-backed H2 database, or on PostgreSQL in the PostgreSQL pass.
  */
 @DatabaseTest
@@ -57,6 +58,8 @@ class CrashRecoveryTest {
     }
 
     private final Map<String, Answer> answers = new ConcurrentHashMap<>();
+    /** Calls sent but never answered (the kill came first): committed or not, the client cannot know. */
+    private final Map<String, Map<String, Object>> inFlight = new ConcurrentHashMap<>();
     private final List<ServiceProcess> started = new ArrayList<>();
     private Path dir;
     private ServiceProcess service;
@@ -109,6 +112,7 @@ class CrashRecoveryTest {
             try {
                 reply = http.post("/api/v1/requests", body, key);
             } catch (RuntimeException connectionLost) {
+                inFlight.put(key, body);
                 return;
             }
             JsonNode b = reply.body();
@@ -183,6 +187,19 @@ class CrashRecoveryTest {
 
     @Test
     @Order(4)
+    void aKeyInFlightAtTheKillRetriedTwiceAnswersTheSameRequestBothTimes() {
+        assertThat(inFlight).as("calls cut off by the kill").isNotEmpty();
+        inFlight.forEach((key, body) -> {
+            Api.Reply first = http.post("/api/v1/requests", body, key);
+            Api.Reply second = http.post("/api/v1/requests", body, key);
+            assertThat(first.status()).as(key + " " + first.body()).isIn(201, 202, 422);
+            assertThat(second.status()).as(key).isEqualTo(first.status());
+            assertThat(requestIdOf(second)).as(key).isEqualTo(requestIdOf(first));
+        });
+    }
+
+    @Test
+    @Order(5)
     void theDatabaseAfterTheRestartHoldsTheInvariantsAndTheQueueTheServiceRestored() throws Exception {
         service.kill();
         try (Connection c = connect()) {
@@ -191,7 +208,17 @@ class CrashRecoveryTest {
             Set<String> keyed = new TreeSet<>();
             PoolInvariants.rows(c, "SELECT idempotency_key FROM gpu_request").forEach(r -> keyed.add(r[0]));
             assertThat(keyed).containsAll(answers.keySet());
+            for (String key : inFlight.keySet()) { // committed before the kill or only at the retry: once either way
+                List<String[]> requests = PoolInvariants.rows(c, "SELECT id FROM gpu_request WHERE idempotency_key = '" + key + "'");
+                assertThat(requests).as("requests under " + key).hasSize(1);
+                assertThat(PoolInvariants.rows(c, "SELECT id FROM lease WHERE request_id = '" + requests.get(0)[0] + "'"))
+                        .as("leases of " + key).hasSizeLessThanOrEqualTo(1);
+            }
         }
+    }
+
+    private static String requestIdOf(Api.Reply reply) {
+        return reply.status() == 422 ? reply.body().path("requestId").asText() : reply.body().at("/request/id").asText();
     }
 
     @AfterAll
