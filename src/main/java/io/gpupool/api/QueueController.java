@@ -24,6 +24,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,15 +52,13 @@ public class QueueController {
     public Map<String, List<QueueEntry>> queues(Caller caller) {
         PoolSnapshot snapshot = workingSet.current();
         Map<String, List<QueueEntry>> byPool = new LinkedHashMap<>();
-        int position = 0;
+        Map<String, Integer> lengths = new HashMap<>();
         for (GpuRequest r : QueueOrder.ordered(snapshot)) {
-            position++;
-            if (!caller.reaches(r.tenantId(), snapshot)) {
-                continue;
+            String pool = QueueOrder.queueOf(r);
+            int position = lengths.merge(pool, 1, Integer::sum); // others' requests count, though not shown
+            if (caller.reaches(r.tenantId(), snapshot)) {
+                byPool.computeIfAbsent(pool, k -> new ArrayList<>()).add(new QueueEntry(position, r));
             }
-            String pool = r.whyPending() != null && r.whyPending().pool() != null ? r.whyPending().pool()
-                    : r.poolId() != null ? r.poolId() : "unassigned";
-            byPool.computeIfAbsent(pool, k -> new ArrayList<>()).add(new QueueEntry(position, r));
         }
         return byPool;
     }
