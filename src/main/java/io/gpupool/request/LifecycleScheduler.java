@@ -27,7 +27,10 @@ import org.slf4j.LoggerFactory;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -115,68 +118,94 @@ public class LifecycleScheduler {
 
     /**
      * Leases whose notice ran out give their GPUs back: PREEMPTED for a waiting request, RECLAIMED
-     * otherwise. A preemption's last victim to end hands its GPUs to the request it was preempted
-     * for in the same commit, so no request arriving in between can take them.
+     * otherwise. A preemption's victims end together, in the commit that also retries the request
+     * they were preempted for, so no request arriving in between can take the GPUs they give back.
      */
     void endGracePeriods() {
         Instant now = clock.instant();
+        Map<String, List<String>> victimsOf = new LinkedHashMap<>(); // preemptor → its victims whose notice ran out
+        List<String> reclaimed = new ArrayList<>();
         for (Lease lease : workingSet.current().underNotice().values()) {
             if (lease.deadline() == null || lease.deadline().isAfter(now)) {
                 continue;
             }
-            try {
-                workingSet.write(end(lease.id(), now), preemptor -> handOver(preemptor, now));
-            } catch (RuntimeException e) {
-                // The hand-over failed (a bug in the decision, say): the lease still ends, and the
-                // request waits for the scheduling pass, rather than the lease never ending.
-                LOG.error("Handing lease {}'s GPUs to its preemptor failed; ending it alone", lease.id(), e);
-                workingSet.write(end(lease.id(), now));
+            // A published lease's notice is committed, and a lease under notice gets no other one.
+            String preemptor = preemptorOf(lease, lastNotice(lease.id()));
+            if (preemptor == null) {
+                reclaimed.add(lease.id());
+            } else {
+                victimsOf.computeIfAbsent(preemptor, k -> new ArrayList<>()).add(lease.id());
             }
-            usage.forget(lease.id());
         }
+        for (String leaseId : reclaimed) {
+            workingSet.write(end(List.of(leaseId), now));
+            usage.forget(leaseId);
+        }
+        victimsOf.forEach((preemptor, victims) -> {
+            try {
+                workingSet.write(end(victims, now), ended -> handOver(preemptor, now));
+            } catch (HandOverFailed e) {
+                // A bug in the decision, say: the leases still end, and the request waits for the
+                // scheduling pass, rather than the leases never ending.
+                LOG.error("Handing leases {} to request {} failed; ending them alone", victims, preemptor, e);
+                workingSet.write(end(victims, now));
+            }
+            victims.forEach(usage::forget);
+        });
     }
 
-    /** Ends a lease whose grace period ran out; returns the request it was preempted for, or null. */
-    private Mutation<String> end(String leaseId, Instant now) {
+    /** The request a lease under notice was preempted for; null when it is reclaimed for no one. */
+    private static String preemptorOf(Lease lease, LoggedDecision notice) {
+        return notice != null && notice.requestId() != null && !notice.requestId().equals(lease.requestId())
+                ? notice.requestId() : null;
+    }
+
+    /** Ends leases whose grace period ran out; returns how many it ended. */
+    private Mutation<Integer> end(List<String> leaseIds, Instant now) {
         return (before, next, store) -> {
-            Lease current = before.lease(leaseId).orElse(null);
-            if (current == null || current.state() != LeaseState.PREEMPTING) {
-                return null;
+            int ended = 0;
+            for (String leaseId : leaseIds) {
+                Lease current = before.lease(leaseId).orElse(null);
+                if (current == null || current.state() != LeaseState.PREEMPTING) {
+                    continue;
+                }
+                store.beforeOutsideRead(); // the decision log is read through its own repository
+                LoggedDecision notice = lastNotice(current.id());
+                String preemptor = preemptorOf(current, notice);
+                Lease gone = LeaseTransitions.end(current, preemptor != null ? LeaseState.PREEMPTED : LeaseState.RECLAIMED);
+                store.put(gone, true);
+                next.lease(gone);
+                DecisionLog.append(store, LoggedDecision.of(preemptor != null ? DecisionAction.PREEMPT : DecisionAction.RECLAIM,
+                        notice == null ? current.requestId() : notice.requestId(), current.id(), current.tenantId(),
+                        notice == null ? List.of() : notice.ruleNames(), notice == null ? null : notice.policyVersion(),
+                        notice == null ? "GRACE_ENDED" : notice.reasonCode(),
+                        "Grace period ended at " + current.deadline() + "; GPUs taken back"), now);
+                ended++;
             }
-            store.beforeOutsideRead(); // the decision log is read through its own repository
-            LoggedDecision notice = lastNotice(current.id());
-            boolean forRequest = notice != null && notice.requestId() != null
-                    && !notice.requestId().equals(current.requestId());
-            Lease ended = LeaseTransitions.end(current, forRequest ? LeaseState.PREEMPTED : LeaseState.RECLAIMED);
-            store.put(ended, true);
-            next.lease(ended);
-            DecisionLog.append(store, LoggedDecision.of(forRequest ? DecisionAction.PREEMPT : DecisionAction.RECLAIM,
-                    notice == null ? current.requestId() : notice.requestId(), current.id(), current.tenantId(),
-                    notice == null ? List.of() : notice.ruleNames(), notice == null ? null : notice.policyVersion(),
-                    notice == null ? "GRACE_ENDED" : notice.reasonCode(),
-                    "Grace period ended at " + current.deadline() + "; GPUs taken back"), now);
-            return forRequest ? notice.requestId() : null;
+            return ended;
         };
     }
 
-    /**
-     * Retries {@code requestId} once the last of its victims has ended (they share its deadline, the
-     * {@code until} of its why-pending); until then the GPUs freed so far stay free for the next victim's hand-over.
-     */
+    /** Retries {@code requestId} on the GPUs its victims just gave back, in their commit. */
     private Mutation<Outcome> handOver(String requestId, Instant now) {
         return (before, next, store) -> {
-            GpuRequest waiting = requestId == null ? null : before.queued().get(requestId);
-            if (waiting == null || victimsStillEnding(before, waiting, now)) {
-                return null;
+            GpuRequest waiting = before.queued().get(requestId);
+            if (waiting == null) {
+                return null; // cancelled meanwhile, say
             }
-            return allocation.retry(before, next, store, waiting, now, false);
+            try {
+                return allocation.retry(before, next, store, waiting, now, false);
+            } catch (RuntimeException e) {
+                throw new HandOverFailed(e);
+            }
         };
     }
 
-    private static boolean victimsStillEnding(PoolSnapshot snapshot, GpuRequest waiting, Instant now) {
-        Instant until = waiting.whyPending() == null ? null : waiting.whyPending().until();
-        return until != null && snapshot.underNotice().values().stream()
-                .anyMatch(l -> until.equals(l.deadline()) && !l.deadline().isAfter(now));
+    /** The hand-over step failed, not the ending of the leases: they can still end alone. */
+    private static final class HandOverFailed extends RuntimeException {
+        HandOverFailed(RuntimeException cause) {
+            super(cause);
+        }
     }
 
     /** The policy's reclamation sweep over the whole pool; each ordered lease is handled once. */

@@ -207,7 +207,7 @@ public class WorkingSet {
     }
 
     /** Writes waiting for a leader (tests, diagnostics). */
-    int queuedWrites() {
+    public int queuedWrites() {
         return queue.size();
     }
 

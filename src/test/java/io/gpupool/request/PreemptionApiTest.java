@@ -115,6 +115,7 @@ class PreemptionApiTest {
         Reply newcomer = api.post("/api/v1/requests", request("speech", "training", 8, "priorityClass", "best-effort"), speech);
 
         assertThat(newcomer.status()).as("a request arriving as the grace period ends: " + newcomer.body()).isEqualTo(202);
+        assertThat(newcomer.body().at("/request/whyPending/blockedBy").asText()).isEqualTo("CAPACITY");
         assertThat(api.get("/api/v1/leases/" + borrowedLease, speech).body().get("state").asText()).isEqualTo("PREEMPTED");
         Reply placed = api.get("/api/v1/requests/" + visionRequest, vision);
         assertThat(placed.body().at("/request/state").asText()).isEqualTo("PLACED");
