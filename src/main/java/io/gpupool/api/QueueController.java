@@ -64,9 +64,9 @@ public class QueueController {
     }
 
     /**
-     * The decision log, oldest first: a request's or a lease's entries in log order (both: those of
-     * the request on that lease), else every entry since {@code since} (default: the last hour) in
-     * time order, ties by id. Paged by cursor, as
+     * The decision log in log order (the order entries committed in): a request's or a lease's
+     * entries (both: those of the request on that lease), else every entry since {@code since}
+     * (default: the last hour, fixed in the next-page link). Paged by cursor, as
      * the log only grows: at most {@code limit} entries after the entry {@code after}; when the page
      * is full, a {@code Link: <...>; rel="next"} header gives the next page. A tenant sees only its
      * own entries, so its page may hold fewer; the cursor still moves past the others.
@@ -85,21 +85,25 @@ public class QueueController {
         if (afterId < 0) {
             throw ProblemException.invalid("after: the id of a decision log entry (>= 0), was " + afterId);
         }
-        Instant from = since != null ? parse(since) : null;
+        boolean byEntity = request != null || lease != null;
+        Instant from = since != null ? parse(since) : byEntity ? null : clock.instant().minusSeconds(3600);
         List<LoggedDecision> scanned;
-        if (request != null || lease != null) {
+        if (byEntity) {
             List<LoggedDecision> entries = request != null ? decisions.forRequest(request) : decisions.forLease(lease);
             scanned = entries.stream().filter(d -> lease == null || lease.equals(d.leaseId()))
                     .filter(d -> d.id() > afterId && (from == null || !d.at().isBefore(from))).limit(max).toList();
         } else {
-            scanned = decisions.since(from != null ? from : clock.instant().minusSeconds(3600), afterId, max);
+            scanned = decisions.since(from, afterId, max);
         }
         PoolSnapshot snapshot = workingSet.current();
         MutableHttpResponse<List<LoggedDecision>> response = HttpResponse.ok(scanned.stream()
                 .filter(d -> d.tenantId() == null || caller.reaches(d.tenantId(), snapshot)).toList());
         if (scanned.size() == max) {
-            String next = UriBuilder.of(http.getUri()).replaceQueryParam("after", scanned.get(max - 1).id()).toString();
-            response.header(HttpHeaders.LINK, "<" + next + ">; rel=\"next\"");
+            UriBuilder next = UriBuilder.of(http.getUri()).replaceQueryParam("after", scanned.get(max - 1).id());
+            if (from != null) {
+                next.replaceQueryParam("since", from.toString()); // a default window would move between pages
+            }
+            response.header(HttpHeaders.LINK, "<" + next.build() + ">; rel=\"next\"");
         }
         return response;
     }

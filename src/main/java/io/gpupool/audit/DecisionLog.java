@@ -42,8 +42,8 @@ public class DecisionLog {
     }
 
     /**
-     * At most {@code limit} entries at or after {@code since}, in time order (ties by id), after the
-     * entry {@code afterId} (0: from the first).
+     * At most {@code limit} entries at or after {@code since}, in log order, after the entry
+     * {@code afterId} (0: from the first).
      */
     public List<LoggedDecision> since(Instant since, long afterId, int limit) {
         List<DecisionLogRow> page = afterId == 0 ? rows.firstPageSince(since, limit) : rows.pageSinceAfter(since, afterId, limit);

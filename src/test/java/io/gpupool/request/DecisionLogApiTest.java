@@ -68,11 +68,22 @@ class DecisionLogApiTest {
     @CsvSource({"1", "3", "5", "1000"})
     void followingTheNextLinksVisitsEveryEntryOnceInLogOrder(int limit) {
         List<Long> all = ids(api.get("/api/v1/decisions?" + SINCE, ADMIN).body());
-        assertThat(all).as("allocate and release, twice three times").hasSizeGreaterThanOrEqualTo(12).isSorted();
+        assertThat(all).as("allocate and release, twice three times, in log order").hasSizeGreaterThanOrEqualTo(12).isSorted();
 
         List<Long> paged = followPages("/api/v1/decisions?" + SINCE + "&limit=" + limit, ADMIN);
 
         assertThat(paged).isEqualTo(all);
+    }
+
+    @Test
+    void withoutSinceThePagesKeepTheFirstPagesHourWindow() {
+        List<Long> all = ids(api.get("/api/v1/decisions?" + SINCE, ADMIN).body());
+        Reply first = api.get("/api/v1/decisions?limit=2", ADMIN);
+        assertThat(first.link()).as("the default window, written into the next link").contains("since=");
+
+        List<Long> paged = followPages("/api/v1/decisions?limit=2", ADMIN);
+
+        assertThat(paged).as("every entry is from this test's last hour").isEqualTo(all);
     }
 
     @Test
