@@ -71,6 +71,9 @@ public class RequestController {
                     .body(new Rejection("about:blank", "Rejected by policy", 422, why.message(), http.getPath(), r.id(),
                             why.ruleName(), why.reasonCode()));
         }
+        if (r.whyPending() != null && WhyPending.PREEMPTION_GRACE.equals(r.whyPending().blockedBy())) {
+            scheduler.wakeAt(r.whyPending().until()); // its victims' grace ends then
+        }
         return HttpResponse.status(HttpStatus.valueOf(outcome.status()))
                 .body(new RequestAnswer(r, outcome.lease(), outcome.queuePosition()));
     }

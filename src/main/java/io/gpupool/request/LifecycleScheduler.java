@@ -31,9 +31,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The scheduling loop: ends grace periods that ran out (victims' GPUs are taken), runs the
@@ -44,6 +46,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 @Singleton
 public class LifecycleScheduler {
     private static final Logger LOG = LoggerFactory.getLogger(LifecycleScheduler.class);
+    /** A pass woken for a deadline runs this long after it, so the deadline has passed on the clock. */
+    private static final long DEADLINE_SLACK_MILLIS = 20;
 
     private final WorkingSet workingSet;
     private final AllocationService allocation;
@@ -54,18 +58,22 @@ public class LifecycleScheduler {
     private final Clock clock;
     private final Duration grace;
     private final Duration sweepEvery;
-    private final ExecutorService nudges = Executors.newSingleThreadExecutor(r -> {
+    private final boolean wakeAtDeadlines;
+    private final ScheduledExecutorService nudges = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "gpupool-scheduler-nudge");
         t.setDaemon(true);
         return t;
     });
     private final AtomicBoolean nudgePending = new AtomicBoolean();
+    /** The earliest grace deadline a pass is scheduled for (null: none). */
+    private final AtomicReference<Instant> wakeScheduled = new AtomicReference<>();
     private volatile Instant lastSweep = Instant.EPOCH;
     private volatile boolean stopping;
 
     LifecycleScheduler(WorkingSet workingSet, AllocationService allocation, PolicyEngine engine, ActivePolicy active,
                        UsageRecorder usage, DecisionLog decisionLog, Clock clock, @Value("${gpupool.preemption.grace:30s}") Duration grace,
-                       @Value("${gpupool.reclamation.interval:30s}") Duration sweepEvery) {
+                       @Value("${gpupool.reclamation.interval:30s}") Duration sweepEvery,
+                       @Value("${gpupool.scheduler.wake-at-deadlines:true}") boolean wakeAtDeadlines) {
         this.workingSet = workingSet;
         this.allocation = allocation;
         this.engine = engine;
@@ -75,6 +83,7 @@ public class LifecycleScheduler {
         this.clock = clock;
         this.grace = grace;
         this.sweepEvery = sweepEvery;
+        this.wakeAtDeadlines = wakeAtDeadlines;
     }
 
     @Scheduled(fixedDelay = "${gpupool.scheduler.interval:5s}", initialDelay = "${gpupool.scheduler.interval:5s}")
@@ -99,6 +108,24 @@ public class LifecycleScheduler {
         }
     }
 
+    /**
+     * Asks for a pass right after {@code deadline}, when a grace period ends, instead of at the next
+     * periodic one (up to {@code gpupool.scheduler.interval} later): the preemptor gets its GPUs when
+     * its notice said. A pass schedules the next deadline itself, so one wake-up at a time suffices.
+     */
+    public void wakeAt(Instant deadline) {
+        Instant scheduled = wakeScheduled.get();
+        if (!wakeAtDeadlines || stopping || deadline == null || (scheduled != null && !scheduled.isAfter(deadline))
+                || !wakeScheduled.compareAndSet(scheduled, deadline)) {
+            return; // off, or a wake-up at or before this deadline is coming and its pass schedules the next
+        }
+        long delayMillis = Math.max(0, Duration.between(clock.instant(), deadline).toMillis()) + DEADLINE_SLACK_MILLIS;
+        nudges.schedule(() -> {
+            wakeScheduled.compareAndSet(deadline, null);
+            tick();
+        }, delayMillis, TimeUnit.MILLISECONDS);
+    }
+
     /** A device went bad or similar: run the policy sweep in the next pass, and make that pass soon. */
     public void sweepSoon() {
         lastSweep = Instant.EPOCH;
@@ -113,7 +140,11 @@ public class LifecycleScheduler {
             sweep(now);
             lastSweep = now;
         }
-        return allocation.retryQueues();
+        int placed = allocation.retryQueues();
+        Instant after = clock.instant();
+        workingSet.current().underNotice().values().stream().map(Lease::deadline)
+                .filter(d -> d != null && d.isAfter(after)).min(Instant::compareTo).ifPresent(this::wakeAt);
+        return placed;
     }
 
     /**
