@@ -33,7 +33,7 @@ import java.util.Map;
 @Controller("/api/v1")
 public class QueueController {
     /** The most decision log entries one answer holds. */
-    static final int MAX_DECISIONS = 1000;
+    static final int MAX_DECISIONS = Page.MAX_SIZE;
     private final WorkingSet workingSet;
     private final DecisionLog decisions;
     private final Clock clock;

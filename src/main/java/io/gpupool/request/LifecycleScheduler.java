@@ -28,6 +28,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -156,12 +157,15 @@ public class LifecycleScheduler {
         Instant now = clock.instant();
         Map<String, List<String>> victimsOf = new LinkedHashMap<>(); // preemptor → its victims whose notice ran out
         List<String> reclaimed = new ArrayList<>();
+        Map<String, LoggedDecision> noticeOf = new HashMap<>(); // read once here, for the writes below too
         for (Lease lease : workingSet.current().underNotice().values()) {
             if (lease.deadline() == null || lease.deadline().isAfter(now)) {
                 continue;
             }
             // A published lease's notice is committed, and a lease under notice gets no other one.
-            String preemptor = preemptorOf(lease, lastNotice(lease.id()));
+            LoggedDecision notice = lastNotice(lease.id());
+            noticeOf.put(lease.id(), notice);
+            String preemptor = preemptorOf(lease, notice);
             if (preemptor == null) {
                 reclaimed.add(lease.id());
             } else {
@@ -169,17 +173,17 @@ public class LifecycleScheduler {
             }
         }
         for (String leaseId : reclaimed) {
-            workingSet.write(end(List.of(leaseId), now));
+            workingSet.write(end(List.of(leaseId), noticeOf, now));
             usage.forget(leaseId);
         }
         victimsOf.forEach((preemptor, victims) -> {
             try {
-                workingSet.write(end(victims, now), ended -> handOver(preemptor, now));
+                workingSet.write(end(victims, noticeOf, now), ended -> handOver(preemptor, now));
             } catch (HandOverFailed e) {
                 // A bug in the decision, say: the leases still end, and the request waits for the
                 // scheduling pass, rather than the leases never ending.
                 LOG.error("Handing leases {} to request {} failed; ending them alone", victims, preemptor, e);
-                workingSet.write(end(victims, now));
+                workingSet.write(end(victims, noticeOf, now));
             }
             victims.forEach(usage::forget);
         });
@@ -191,8 +195,8 @@ public class LifecycleScheduler {
                 ? notice.requestId() : null;
     }
 
-    /** Ends leases whose grace period ran out; returns how many it ended. */
-    private Mutation<Integer> end(List<String> leaseIds, Instant now) {
+    /** Ends leases whose grace period ran out, logged with their notices; returns how many it ended. */
+    private static Mutation<Integer> end(List<String> leaseIds, Map<String, LoggedDecision> noticeOf, Instant now) {
         return (before, next, store) -> {
             int ended = 0;
             for (String leaseId : leaseIds) {
@@ -200,8 +204,7 @@ public class LifecycleScheduler {
                 if (current == null || current.state() != LeaseState.PREEMPTING) {
                     continue;
                 }
-                store.beforeOutsideRead(); // the decision log is read through its own repository
-                LoggedDecision notice = lastNotice(current.id());
+                LoggedDecision notice = noticeOf.get(leaseId);
                 String preemptor = preemptorOf(current, notice);
                 Lease gone = LeaseTransitions.end(current, preemptor != null ? LeaseState.PREEMPTED : LeaseState.RECLAIMED);
                 store.put(gone, true);

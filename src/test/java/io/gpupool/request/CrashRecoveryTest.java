@@ -118,8 +118,7 @@ class CrashRecoveryTest {
                 return;
             }
             JsonNode b = reply.body();
-            String requestId = reply.status() == 422 ? b.path("requestId").asText(null) : b.at("/request/id").asText(null);
-            answers.put(key, new Answer(body, reply.status(), requestId, b.at("/lease/id").asText(null)));
+            answers.put(key, new Answer(body, reply.status(), requestIdOf(reply), b.at("/lease/id").asText(null)));
             answered.incrementAndGet();
         }
     }
@@ -178,8 +177,7 @@ class CrashRecoveryTest {
     void retryingEveryAnsweredKeyAfterTheRestartReturnsTheSameRequest() {
         answers.forEach((key, a) -> {
             Api.Reply again = http.post("/api/v1/requests", a.body(), key);
-            String id = again.status() == 422 ? again.body().path("requestId").asText() : again.body().at("/request/id").asText();
-            assertThat(id).as(key + " " + a).isEqualTo(a.requestId());
+            assertThat(requestIdOf(again)).as(key + " " + a).isEqualTo(a.requestId());
             if (a.status() == 201) {
                 assertThat(again.status()).as(key).isEqualTo(201);
                 assertThat(again.body().at("/lease/id").asText()).as(key).isEqualTo(a.leaseId());
@@ -225,7 +223,7 @@ class CrashRecoveryTest {
     }
 
     private static String requestIdOf(Api.Reply reply) {
-        return reply.status() == 422 ? reply.body().path("requestId").asText() : reply.body().at("/request/id").asText();
+        return reply.status() == 422 ? reply.body().path("requestId").asText(null) : reply.body().at("/request/id").asText(null);
     }
 
     @AfterAll

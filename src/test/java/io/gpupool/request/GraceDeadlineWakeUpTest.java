@@ -12,8 +12,6 @@ import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 
@@ -38,10 +36,7 @@ class GraceDeadlineWakeUpTest {
     @Test
     void whenTheGracePeriodEndsAPassBookedForItsDeadlineHandsTheGpusOver() throws Exception {
         Api api = new Api(client);
-        try (InputStream in = getClass().getResourceAsStream("/fleets/priority-fleet.yaml")) {
-            String yaml = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            assertThat(api.postText("/api/v1/fleet", yaml, "application/yaml", Api.ADMIN).status()).isEqualTo(200);
-        }
+        SmallFleet.load(api, "/fleets/priority-fleet.yaml");
         String prod = SmallFleet.tenantToken(api, "prod");
         String batch = SmallFleet.tenantToken(api, "batch");
         Reply filled = api.post("/api/v1/requests", request("batch", "training", 8, "priorityClass", "best-effort"), batch);

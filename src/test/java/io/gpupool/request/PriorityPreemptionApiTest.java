@@ -18,9 +18,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -62,12 +59,9 @@ class PriorityPreemptionApiTest {
     String prodRequest;
 
     @BeforeAll
-    void batchFillsTheNode() throws IOException {
+    void batchFillsTheNode() {
         api = new Api(client);
-        try (InputStream in = getClass().getResourceAsStream("/fleets/priority-fleet.yaml")) {
-            String yaml = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            assertThat(api.postText("/api/v1/fleet", yaml, "application/yaml", Api.ADMIN).status()).isEqualTo(200);
-        }
+        SmallFleet.load(api, "/fleets/priority-fleet.yaml");
         prod = SmallFleet.tenantToken(api, "prod");
         batch = SmallFleet.tenantToken(api, "batch");
         batchLease = fourBestEffortGpus();

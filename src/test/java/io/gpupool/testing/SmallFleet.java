@@ -15,7 +15,12 @@ public final class SmallFleet {
     }
 
     public static void load(Api api) {
-        try (InputStream in = SmallFleet.class.getResourceAsStream("/fleets/small-fleet.yaml")) {
+        load(api, "/fleets/small-fleet.yaml");
+    }
+
+    /** Imports the fleet file {@code resource} (a test resource) as the admin. */
+    public static void load(Api api, String resource) {
+        try (InputStream in = SmallFleet.class.getResourceAsStream(resource)) {
             String yaml = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             assertThat(api.postText("/api/v1/fleet", yaml, "application/yaml", Api.ADMIN).status()).isEqualTo(200);
         } catch (IOException e) {

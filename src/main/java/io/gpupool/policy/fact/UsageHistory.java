@@ -23,6 +23,9 @@ public final class UsageHistory {
     }
 
     public static UsageHistory of(List<UsageSample> samples, Instant now) {
+        if (samples.isEmpty()) {
+            return NONE; // most leases, on the facts' hot path
+        }
         List<UsageSample> seen = new ArrayList<>(samples.size());
         for (UsageSample s : samples) {
             if (!s.at().isAfter(now)) {
