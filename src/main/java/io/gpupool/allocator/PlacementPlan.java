@@ -1,6 +1,6 @@
 package io.gpupool.allocator;
 
-import io.gpupool.lease.DeviceShare;
+import io.gpupool.domain.lease.DeviceShare;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,10 +1,10 @@
 package io.gpupool.allocator;
 
-import io.gpupool.inventory.Device;
-import io.gpupool.inventory.Node;
-import io.gpupool.inventory.ShareMode;
-import io.gpupool.lease.DeviceShare;
-import io.gpupool.lease.Lease;
+import io.gpupool.domain.inventory.Device;
+import io.gpupool.domain.inventory.Node;
+import io.gpupool.domain.inventory.ShareMode;
+import io.gpupool.domain.lease.DeviceShare;
+import io.gpupool.domain.lease.Lease;
 import io.gpupool.snapshot.PoolSnapshot;
 
 import java.util.ArrayList;

@@ -4,7 +4,7 @@ import io.gpupool.auth.Allow;
 import io.gpupool.auth.Caller;
 import io.gpupool.auth.Role;
 import io.gpupool.fleet.FleetDocument.PoolSpec;
-import io.gpupool.pool.Pool;
+import io.gpupool.domain.tenancy.Pool;
 import io.gpupool.pool.PoolService;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;

@@ -1,5 +1,6 @@
 package io.gpupool.api;
 
+import io.gpupool.problem.Problem;
 import io.gpupool.problem.ProblemException;
 import io.micronaut.context.annotation.Primary;
 import io.micronaut.http.HttpMethod;

@@ -1,12 +1,12 @@
 package io.gpupool.api;
 
 import io.gpupool.audit.DecisionLog;
-import io.gpupool.audit.LoggedDecision;
+import io.gpupool.domain.decision.LoggedDecision;
 import io.gpupool.auth.Allow;
 import io.gpupool.auth.Caller;
 import io.gpupool.auth.Role;
 import io.gpupool.problem.ProblemException;
-import io.gpupool.request.GpuRequest;
+import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.request.QueueOrder;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.store.WorkingSet;

@@ -4,7 +4,7 @@ import io.gpupool.auth.Allow;
 import io.gpupool.auth.Caller;
 import io.gpupool.auth.Role;
 import io.gpupool.fleet.FleetDocument.QuotaSpec;
-import io.gpupool.quota.Quota;
+import io.gpupool.domain.tenancy.Quota;
 import io.gpupool.quota.QuotaService;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;

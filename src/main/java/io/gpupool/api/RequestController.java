@@ -1,19 +1,20 @@
 package io.gpupool.api;
 
+import io.gpupool.problem.Problem;
 import io.gpupool.audit.DecisionLog;
-import io.gpupool.audit.LoggedDecision;
+import io.gpupool.domain.decision.LoggedDecision;
 import io.gpupool.auth.Allow;
 import io.gpupool.auth.Caller;
 import io.gpupool.auth.Role;
 import io.gpupool.governance.ActivePolicy;
-import io.gpupool.lease.Lease;
+import io.gpupool.domain.lease.Lease;
 import io.gpupool.lease.LeaseService;
 import io.gpupool.request.AllocationService;
-import io.gpupool.request.GpuRequest;
+import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.request.LifecycleScheduler;
 import io.gpupool.request.NewRequest;
 import io.gpupool.request.Outcome;
-import io.gpupool.request.WhyPending;
+import io.gpupool.domain.request.WhyPending;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;

@@ -4,7 +4,7 @@ import io.gpupool.auth.Allow;
 import io.gpupool.auth.Caller;
 import io.gpupool.auth.Role;
 import io.gpupool.fleet.FleetDocument.TenantSpec;
-import io.gpupool.tenant.Tenant;
+import io.gpupool.domain.tenancy.Tenant;
 import io.gpupool.tenant.TenantService;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;

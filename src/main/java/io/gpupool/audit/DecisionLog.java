@@ -1,5 +1,7 @@
 package io.gpupool.audit;
 
+import io.gpupool.domain.decision.LoggedDecision;
+import io.gpupool.domain.decision.DecisionAction;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,6 +1,6 @@
 package io.gpupool.auth;
 
-import io.gpupool.api.Problem;
+import io.gpupool.problem.Problem;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpHeaders;
 import io.micronaut.http.HttpRequest;

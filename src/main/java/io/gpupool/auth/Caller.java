@@ -2,7 +2,7 @@ package io.gpupool.auth;
 
 import io.gpupool.problem.ProblemException;
 import io.gpupool.snapshot.PoolSnapshot;
-import io.gpupool.tenant.Tenant;
+import io.gpupool.domain.tenancy.Tenant;
 
 /**
  * The authenticated identity behind a request. A tenant caller is bound to one tenant and reaches

@@ -1,8 +1,8 @@
 package io.gpupool.fleet;
 
-import io.gpupool.inventory.DeviceHealth;
-import io.gpupool.inventory.ShareMode;
-import io.gpupool.pool.PoolTier;
+import io.gpupool.domain.inventory.DeviceHealth;
+import io.gpupool.domain.inventory.ShareMode;
+import io.gpupool.domain.tenancy.PoolTier;
 
 import java.util.List;
 import java.util.Map;

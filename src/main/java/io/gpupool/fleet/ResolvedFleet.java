@@ -1,12 +1,12 @@
 package io.gpupool.fleet;
 
-import io.gpupool.inventory.Cluster;
-import io.gpupool.inventory.Device;
-import io.gpupool.inventory.Node;
-import io.gpupool.inventory.Site;
-import io.gpupool.pool.Pool;
-import io.gpupool.quota.Quota;
-import io.gpupool.tenant.Tenant;
+import io.gpupool.domain.inventory.Cluster;
+import io.gpupool.domain.inventory.Device;
+import io.gpupool.domain.inventory.Node;
+import io.gpupool.domain.inventory.Site;
+import io.gpupool.domain.tenancy.Pool;
+import io.gpupool.domain.tenancy.Quota;
+import io.gpupool.domain.tenancy.Tenant;
 
 import java.util.List;
 

@@ -1,5 +1,8 @@
 package io.gpupool.inventory;
 
+
+import io.gpupool.domain.inventory.DeviceHealth;
+import io.gpupool.domain.inventory.Device;
 /** Criteria for listing devices; null means "any". */
 public record DeviceFilter(String model, String node, String cluster, String site, String pool, DeviceHealth health,
                            LabelSelector label) {

@@ -1,5 +1,8 @@
 package io.gpupool.inventory;
 
+import io.gpupool.domain.inventory.Heartbeat;
+import io.gpupool.domain.inventory.DeviceHealth;
+import io.gpupool.domain.inventory.Device;
 import io.gpupool.problem.ProblemException;
 import io.gpupool.store.WorkingSet;
 import jakarta.inject.Singleton;

@@ -1,8 +1,12 @@
 package io.gpupool.lease;
 
-import io.gpupool.audit.DecisionAction;
+import io.gpupool.domain.lease.UsageReport;
+import io.gpupool.domain.lease.LeaseTransitions;
+import io.gpupool.domain.lease.LeaseState;
+import io.gpupool.domain.lease.Lease;
+import io.gpupool.domain.decision.DecisionAction;
 import io.gpupool.audit.DecisionLog;
-import io.gpupool.audit.LoggedDecision;
+import io.gpupool.domain.decision.LoggedDecision;
 import io.gpupool.auth.Caller;
 import io.gpupool.problem.ProblemException;
 import io.gpupool.snapshot.PoolSnapshot;

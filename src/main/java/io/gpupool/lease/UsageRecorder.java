@@ -1,6 +1,6 @@
 package io.gpupool.lease;
 
-import io.gpupool.policy.fact.UsageSample;
+import io.gpupool.domain.lease.UsageSample;
 import io.gpupool.store.LeaseUsagePoint;
 import io.gpupool.store.UsageSampleRepository;
 import jakarta.annotation.PostConstruct;

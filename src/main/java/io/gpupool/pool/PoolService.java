@@ -1,5 +1,6 @@
 package io.gpupool.pool;
 
+import io.gpupool.domain.tenancy.Pool;
 import io.gpupool.auth.Caller;
 import io.gpupool.fleet.FleetDocument;
 import io.gpupool.fleet.FleetDocument.PoolSpec;

@@ -1,5 +1,6 @@
 package io.gpupool.quota;
 
+import io.gpupool.domain.tenancy.Quota;
 import io.gpupool.auth.Caller;
 import io.gpupool.fleet.FleetDocument;
 import io.gpupool.fleet.FleetDocument.QuotaSpec;

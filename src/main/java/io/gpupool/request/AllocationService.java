@@ -1,13 +1,16 @@
 package io.gpupool.request;
 
-import io.gpupool.audit.DecisionAction;
+import io.gpupool.domain.request.WhyPending;
+import io.gpupool.domain.request.RequestState;
+import io.gpupool.domain.request.GpuRequest;
+import io.gpupool.domain.decision.DecisionAction;
 import io.gpupool.audit.DecisionLog;
-import io.gpupool.audit.LoggedDecision;
+import io.gpupool.domain.decision.LoggedDecision;
 import io.gpupool.auth.Caller;
 import io.gpupool.governance.ActivePolicy;
-import io.gpupool.lease.Lease;
-import io.gpupool.lease.LeaseTransitions;
-import io.gpupool.lease.LeaseState;
+import io.gpupool.domain.lease.Lease;
+import io.gpupool.domain.lease.LeaseTransitions;
+import io.gpupool.domain.lease.LeaseState;
 import io.gpupool.policy.engine.PolicyEngine;
 import io.gpupool.problem.ProblemException;
 import io.gpupool.snapshot.PoolSnapshot;

@@ -4,7 +4,7 @@ import io.gpupool.allocator.Allocator;
 import io.gpupool.allocator.StrategySettings;
 import io.gpupool.allocator.VictimSelector;
 import io.gpupool.allocator.strategy.StrategyRegistry;
-import io.gpupool.pool.Pool;
+import io.gpupool.domain.tenancy.Pool;
 
 import java.util.HashMap;
 import java.util.Map;

@@ -1,5 +1,6 @@
 package io.gpupool.request;
 
+import io.gpupool.domain.request.WhyPending;
 import io.gpupool.allocator.PlacementPlan;
 import io.gpupool.policy.decision.AdmissionDecision;
 import io.gpupool.policy.decision.PreemptionCandidate;

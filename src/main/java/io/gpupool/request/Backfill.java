@@ -1,5 +1,7 @@
 package io.gpupool.request;
 
+import io.gpupool.domain.request.WhyPending;
+import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.allocator.Allocator;
 import io.gpupool.allocator.CapacityView;
 import io.gpupool.allocator.HeldShare;

@@ -3,7 +3,7 @@ package io.gpupool.request;
 import io.gpupool.allocator.CapacityView;
 import io.gpupool.allocator.HeldShare;
 import io.gpupool.allocator.SnapshotCapacity;
-import io.gpupool.lease.Lease;
+import io.gpupool.domain.lease.Lease;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.snapshot.SnapshotDelta;
 import io.gpupool.snapshot.SnapshotFollower;

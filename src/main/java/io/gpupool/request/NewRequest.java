@@ -1,7 +1,7 @@
 package io.gpupool.request;
 
 import io.gpupool.allocator.TopologyScope;
-import io.gpupool.lease.WorkloadKind;
+import io.gpupool.domain.lease.WorkloadKind;
 import io.gpupool.problem.FieldChecks;
 
 import java.util.List;

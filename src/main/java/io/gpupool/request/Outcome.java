@@ -1,6 +1,7 @@
 package io.gpupool.request;
 
-import io.gpupool.lease.Lease;
+import io.gpupool.domain.request.GpuRequest;
+import io.gpupool.domain.lease.Lease;
 
 /** What a submission (or a retry) ended in: the request as stored, its lease when placed, and the HTTP status. */
 public record Outcome(GpuRequest request, Lease lease, int status, int queuePosition) {

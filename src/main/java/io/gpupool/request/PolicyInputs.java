@@ -1,5 +1,6 @@
 package io.gpupool.request;
 
+import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.allocator.CapacityTracker;
 import io.gpupool.allocator.CapacityView;
 import io.gpupool.policy.fact.FactsTracker;

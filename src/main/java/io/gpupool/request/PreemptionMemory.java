@@ -2,9 +2,9 @@ package io.gpupool.request;
 
 import io.gpupool.allocator.CapacityView;
 import io.gpupool.allocator.VictimHistory;
-import io.gpupool.lease.DeviceShare;
-import io.gpupool.lease.Lease;
-import io.gpupool.lease.LeaseState;
+import io.gpupool.domain.lease.DeviceShare;
+import io.gpupool.domain.lease.Lease;
+import io.gpupool.domain.lease.LeaseState;
 import io.gpupool.policy.decision.QuotaStatus;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.snapshot.SnapshotDelta;

@@ -1,5 +1,6 @@
 package io.gpupool.request;
 
+import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.snapshot.PoolSnapshot;
 
 import java.util.Comparator;

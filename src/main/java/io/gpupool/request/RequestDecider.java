@@ -1,14 +1,17 @@
 package io.gpupool.request;
 
+import io.gpupool.domain.request.WhyPending;
+import io.gpupool.domain.request.RequestState;
+import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.allocator.CapacityView;
-import io.gpupool.audit.DecisionAction;
+import io.gpupool.domain.decision.DecisionAction;
 import io.gpupool.audit.DecisionLog;
-import io.gpupool.audit.LoggedDecision;
+import io.gpupool.domain.decision.LoggedDecision;
 import io.gpupool.governance.ActivePolicy;
-import io.gpupool.lease.DeviceShare;
-import io.gpupool.lease.Lease;
-import io.gpupool.lease.LeaseTransitions;
-import io.gpupool.lease.LeaseState;
+import io.gpupool.domain.lease.DeviceShare;
+import io.gpupool.domain.lease.Lease;
+import io.gpupool.domain.lease.LeaseTransitions;
+import io.gpupool.domain.lease.LeaseState;
 import io.gpupool.policy.decision.Decision;
 import io.gpupool.policy.decision.PreemptionCandidate;
 import io.gpupool.policy.decision.PriorityAssignment;

@@ -1,5 +1,7 @@
 package io.gpupool.request;
 
+import io.gpupool.domain.request.WhyPending;
+import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.allocator.CapacityView;
 import io.gpupool.allocator.Constraint;
 import io.gpupool.allocator.NoFitReason;
@@ -12,7 +14,7 @@ import io.gpupool.policy.decision.AdmissionDecision;
 import io.gpupool.policy.decision.QuotaStatus;
 import io.gpupool.policy.decision.QuotaVerdict;
 import io.gpupool.policy.engine.Evaluation;
-import io.gpupool.pool.Pool;
+import io.gpupool.domain.tenancy.Pool;
 import io.gpupool.snapshot.PoolSnapshot;
 
 import java.util.ArrayList;

@@ -1,5 +1,7 @@
 package io.gpupool.request;
 
+import io.gpupool.domain.request.WhyPending;
+import io.gpupool.domain.request.GpuRequest;
 import java.time.Duration;
 import java.time.Instant;
 

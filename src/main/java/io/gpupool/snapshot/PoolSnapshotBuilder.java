@@ -1,17 +1,17 @@
 package io.gpupool.snapshot;
 
-import io.gpupool.inventory.Cluster;
-import io.gpupool.inventory.Device;
-import io.gpupool.inventory.Node;
-import io.gpupool.inventory.Site;
-import io.gpupool.lease.DeviceShare;
-import io.gpupool.lease.Lease;
-import io.gpupool.lease.LeaseState;
-import io.gpupool.pool.Pool;
-import io.gpupool.quota.Quota;
-import io.gpupool.request.GpuRequest;
-import io.gpupool.request.RequestState;
-import io.gpupool.tenant.Tenant;
+import io.gpupool.domain.inventory.Cluster;
+import io.gpupool.domain.inventory.Device;
+import io.gpupool.domain.inventory.Node;
+import io.gpupool.domain.inventory.Site;
+import io.gpupool.domain.lease.DeviceShare;
+import io.gpupool.domain.lease.Lease;
+import io.gpupool.domain.lease.LeaseState;
+import io.gpupool.domain.tenancy.Pool;
+import io.gpupool.domain.tenancy.Quota;
+import io.gpupool.domain.request.GpuRequest;
+import io.gpupool.domain.request.RequestState;
+import io.gpupool.domain.tenancy.Tenant;
 import org.pcollections.PMap;
 
 import java.time.Instant;

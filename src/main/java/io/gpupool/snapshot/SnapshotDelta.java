@@ -1,6 +1,6 @@
 package io.gpupool.snapshot;
 
-import io.gpupool.lease.Lease;
+import io.gpupool.domain.lease.Lease;
 
 import java.util.ArrayDeque;
 import java.util.Deque;

@@ -1,6 +1,6 @@
 package io.gpupool.store;
 
-import io.gpupool.inventory.Cluster;
+import io.gpupool.domain.inventory.Cluster;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.data.annotation.Id;
 import io.micronaut.data.annotation.MappedEntity;

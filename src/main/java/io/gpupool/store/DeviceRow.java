@@ -1,8 +1,8 @@
 package io.gpupool.store;
 
-import io.gpupool.inventory.Device;
-import io.gpupool.inventory.DeviceHealth;
-import io.gpupool.inventory.ShareMode;
+import io.gpupool.domain.inventory.Device;
+import io.gpupool.domain.inventory.DeviceHealth;
+import io.gpupool.domain.inventory.ShareMode;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.data.annotation.Id;
 import io.micronaut.data.annotation.MappedEntity;

@@ -1,6 +1,6 @@
 package io.gpupool.store;
 
-import io.gpupool.lease.DeviceShare;
+import io.gpupool.domain.lease.DeviceShare;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.data.annotation.GeneratedValue;
 import io.micronaut.data.annotation.Id;

@@ -1,6 +1,6 @@
 package io.gpupool.store;
 
-import io.gpupool.inventory.Node;
+import io.gpupool.domain.inventory.Node;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.data.annotation.Id;
 import io.micronaut.data.annotation.MappedEntity;

@@ -1,7 +1,7 @@
 package io.gpupool.store;
 
-import io.gpupool.pool.Pool;
-import io.gpupool.pool.PoolTier;
+import io.gpupool.domain.tenancy.Pool;
+import io.gpupool.domain.tenancy.PoolTier;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.data.annotation.Id;
 import io.micronaut.data.annotation.MappedEntity;

@@ -1,6 +1,6 @@
 package io.gpupool.store;
 
-import io.gpupool.quota.Quota;
+import io.gpupool.domain.tenancy.Quota;
 import io.micronaut.data.annotation.Id;
 import io.micronaut.data.annotation.MappedEntity;
 

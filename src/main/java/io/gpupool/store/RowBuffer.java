@@ -1,7 +1,7 @@
 package io.gpupool.store;
 
-import io.gpupool.lease.Lease;
-import io.gpupool.request.GpuRequest;
+import io.gpupool.domain.lease.Lease;
+import io.gpupool.domain.request.GpuRequest;
 
 import java.util.ArrayList;
 import java.util.List;

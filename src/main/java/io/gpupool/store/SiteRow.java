@@ -1,6 +1,6 @@
 package io.gpupool.store;
 
-import io.gpupool.inventory.Site;
+import io.gpupool.domain.inventory.Site;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.data.annotation.Id;
 import io.micronaut.data.annotation.MappedEntity;

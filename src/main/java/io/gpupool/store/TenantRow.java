@@ -1,6 +1,6 @@
 package io.gpupool.store;
 
-import io.gpupool.tenant.Tenant;
+import io.gpupool.domain.tenancy.Tenant;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.data.annotation.Id;
 import io.micronaut.data.annotation.MappedEntity;

@@ -1,5 +1,6 @@
 package io.gpupool.tenant;
 
+import io.gpupool.domain.tenancy.Tenant;
 import io.gpupool.auth.Caller;
 import io.gpupool.fleet.FleetDocument;
 import io.gpupool.fleet.FleetDocument.TenantSpec;

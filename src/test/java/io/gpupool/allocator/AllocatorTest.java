@@ -204,7 +204,7 @@ class AllocatorTest {
         PlacementPlan plan = allocator.place(view, request().gang(2).gpus(2).build()).plan();
 
         assertThat(plan.deviceShares(view)).hasSize(2);
-        assertThat(plan.deviceShares(view).get(0)).extracting(io.gpupool.lease.DeviceShare::milli)
+        assertThat(plan.deviceShares(view).get(0)).extracting(io.gpupool.domain.lease.DeviceShare::milli)
                 .containsExactly(1000, 1000);
     }
 }

@@ -1,14 +1,14 @@
 package io.gpupool.allocator;
 
 import io.gpupool.allocator.strategy.BestFitStrategy;
-import io.gpupool.inventory.Device;
-import io.gpupool.inventory.DeviceHealth;
-import io.gpupool.inventory.Node;
-import io.gpupool.inventory.ShareMode;
-import io.gpupool.lease.DeviceShare;
-import io.gpupool.lease.Lease;
-import io.gpupool.lease.LeaseState;
-import io.gpupool.lease.WorkloadKind;
+import io.gpupool.domain.inventory.Device;
+import io.gpupool.domain.inventory.DeviceHealth;
+import io.gpupool.domain.inventory.Node;
+import io.gpupool.domain.inventory.ShareMode;
+import io.gpupool.domain.lease.DeviceShare;
+import io.gpupool.domain.lease.Lease;
+import io.gpupool.domain.lease.LeaseState;
+import io.gpupool.domain.lease.WorkloadKind;
 import io.gpupool.snapshot.PoolSnapshot;
 import org.junit.jupiter.api.Test;
 

@@ -1,8 +1,11 @@
 package io.gpupool.request;
 
-import io.gpupool.lease.Lease;
-import io.gpupool.lease.LeaseTransitions;
-import io.gpupool.lease.WorkloadKind;
+import io.gpupool.domain.request.WhyPending;
+import io.gpupool.domain.request.RequestState;
+import io.gpupool.domain.request.GpuRequest;
+import io.gpupool.domain.lease.Lease;
+import io.gpupool.domain.lease.LeaseTransitions;
+import io.gpupool.domain.lease.WorkloadKind;
 import io.gpupool.policy.perf.SyntheticFleet;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.snapshot.PoolSnapshotBuilder;

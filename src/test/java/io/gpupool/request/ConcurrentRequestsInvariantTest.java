@@ -1,7 +1,7 @@
 package io.gpupool.request;
 
-import io.gpupool.lease.DeviceShare;
-import io.gpupool.lease.Lease;
+import io.gpupool.domain.lease.DeviceShare;
+import io.gpupool.domain.lease.Lease;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.store.WorkingSet;
 import io.gpupool.testing.Api;

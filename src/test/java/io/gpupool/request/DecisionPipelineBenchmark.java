@@ -1,16 +1,18 @@
 package io.gpupool.request;
 
+import io.gpupool.domain.request.RequestState;
+import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.allocator.CapacityView;
-import io.gpupool.lease.DeviceShare;
-import io.gpupool.lease.Lease;
-import io.gpupool.lease.LeaseState;
-import io.gpupool.lease.WorkloadKind;
+import io.gpupool.domain.lease.DeviceShare;
+import io.gpupool.domain.lease.Lease;
+import io.gpupool.domain.lease.LeaseState;
+import io.gpupool.domain.lease.WorkloadKind;
 import io.gpupool.policy.DefaultPolicy;
 import io.gpupool.policy.engine.Evaluation;
 import io.gpupool.policy.perf.SyntheticFleet;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.snapshot.PoolSnapshotBuilder;
-import io.gpupool.tenant.Tenant;
+import io.gpupool.domain.tenancy.Tenant;
 import io.gpupool.testing.Percentiles;
 
 import java.lang.management.ManagementFactory;
@@ -172,7 +174,7 @@ public final class DecisionPipelineBenchmark {
                 if (attempt instanceof Attempt.Preempt p) {
                     // As the writer does: the victims get their notice, and are no victims for the next request.
                     for (var victim : p.victims()) {
-                        next.lease(io.gpupool.lease.LeaseTransitions.notice(snapshot.lease(victim.leaseId()).orElseThrow(),
+                        next.lease(io.gpupool.domain.lease.LeaseTransitions.notice(snapshot.lease(victim.leaseId()).orElseThrow(),
                                 now.plusSeconds(30)));
                     }
                 }

@@ -1,8 +1,8 @@
 package io.gpupool.request;
 
 import io.gpupool.allocator.CapacityTracker;
-import io.gpupool.lease.Lease;
-import io.gpupool.lease.LeaseTransitions;
+import io.gpupool.domain.lease.Lease;
+import io.gpupool.domain.lease.LeaseTransitions;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.snapshot.PoolSnapshotBuilder;
 import io.gpupool.testing.LeaseChurn;

@@ -1,7 +1,8 @@
 package io.gpupool.request;
 
-import io.gpupool.inventory.ShareMode;
-import io.gpupool.lease.WorkloadKind;
+import io.gpupool.domain.request.GpuRequest;
+import io.gpupool.domain.inventory.ShareMode;
+import io.gpupool.domain.lease.WorkloadKind;
 import io.gpupool.policy.fact.PoolFact;
 import io.gpupool.policy.fact.SnapshotFacts;
 import io.gpupool.snapshot.PoolSnapshot;

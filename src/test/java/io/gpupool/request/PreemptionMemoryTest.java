@@ -1,11 +1,13 @@
 package io.gpupool.request;
 
-import io.gpupool.inventory.ShareMode;
-import io.gpupool.lease.DeviceShare;
-import io.gpupool.lease.Lease;
-import io.gpupool.lease.LeaseState;
-import io.gpupool.lease.LeaseTransitions;
-import io.gpupool.lease.WorkloadKind;
+import io.gpupool.domain.request.WhyPending;
+import io.gpupool.domain.request.GpuRequest;
+import io.gpupool.domain.inventory.ShareMode;
+import io.gpupool.domain.lease.DeviceShare;
+import io.gpupool.domain.lease.Lease;
+import io.gpupool.domain.lease.LeaseState;
+import io.gpupool.domain.lease.LeaseTransitions;
+import io.gpupool.domain.lease.WorkloadKind;
 import io.gpupool.policy.fact.SnapshotFacts;
 import io.gpupool.snapshot.PoolSnapshot;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,9 @@
 package io.gpupool.request;
 
-import io.gpupool.lease.WorkloadKind;
+import io.gpupool.domain.request.WhyPending;
+import io.gpupool.domain.request.RequestState;
+import io.gpupool.domain.request.GpuRequest;
+import io.gpupool.domain.lease.WorkloadKind;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.snapshot.PoolSnapshotBuilder;
 import org.junit.jupiter.api.Test;

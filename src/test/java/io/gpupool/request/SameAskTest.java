@@ -1,6 +1,8 @@
 package io.gpupool.request;
 
-import io.gpupool.lease.WorkloadKind;
+import io.gpupool.domain.request.RequestState;
+import io.gpupool.domain.request.GpuRequest;
+import io.gpupool.domain.lease.WorkloadKind;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;

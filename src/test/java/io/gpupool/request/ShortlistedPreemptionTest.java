@@ -1,7 +1,9 @@
 package io.gpupool.request;
 
-import io.gpupool.inventory.ShareMode;
-import io.gpupool.lease.WorkloadKind;
+import io.gpupool.domain.request.WhyPending;
+import io.gpupool.domain.request.GpuRequest;
+import io.gpupool.domain.inventory.ShareMode;
+import io.gpupool.domain.lease.WorkloadKind;
 import io.gpupool.policy.decision.PreemptionCandidate;
 import io.gpupool.snapshot.PoolSnapshot;
 import org.junit.jupiter.params.ParameterizedTest;

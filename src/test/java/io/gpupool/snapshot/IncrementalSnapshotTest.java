@@ -1,9 +1,9 @@
 package io.gpupool.snapshot;
 
-import io.gpupool.inventory.Device;
-import io.gpupool.lease.Lease;
-import io.gpupool.lease.LeaseState;
-import io.gpupool.lease.LeaseTransitions;
+import io.gpupool.domain.inventory.Device;
+import io.gpupool.domain.lease.Lease;
+import io.gpupool.domain.lease.LeaseState;
+import io.gpupool.domain.lease.LeaseTransitions;
 import io.gpupool.testing.LeaseChurn;
 import org.junit.jupiter.api.Test;
 

@@ -1,14 +1,14 @@
 package io.gpupool.store;
 
-import io.gpupool.lease.Lease;
-import io.gpupool.lease.LeaseState;
-import io.gpupool.lease.WorkloadKind;
-import io.gpupool.pool.Pool;
-import io.gpupool.pool.PoolTier;
+import io.gpupool.domain.lease.Lease;
+import io.gpupool.domain.lease.LeaseState;
+import io.gpupool.domain.lease.WorkloadKind;
+import io.gpupool.domain.tenancy.Pool;
+import io.gpupool.domain.tenancy.PoolTier;
 import io.gpupool.problem.ProblemException;
-import io.gpupool.request.GpuRequest;
-import io.gpupool.request.RequestState;
-import io.gpupool.tenant.Tenant;
+import io.gpupool.domain.request.GpuRequest;
+import io.gpupool.domain.request.RequestState;
+import io.gpupool.domain.tenancy.Tenant;
 import io.gpupool.testing.DatabaseTest;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -1,9 +1,9 @@
 package io.gpupool.store;
 
-import io.gpupool.lease.WorkloadKind;
-import io.gpupool.request.GpuRequest;
-import io.gpupool.request.RequestState;
-import io.gpupool.request.WhyPending;
+import io.gpupool.domain.lease.WorkloadKind;
+import io.gpupool.domain.request.GpuRequest;
+import io.gpupool.domain.request.RequestState;
+import io.gpupool.domain.request.WhyPending;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;

@@ -2,7 +2,7 @@ package io.gpupool.store;
 
 import io.gpupool.problem.ProblemException;
 import io.gpupool.snapshot.PoolSnapshot;
-import io.gpupool.tenant.Tenant;
+import io.gpupool.domain.tenancy.Tenant;
 import io.gpupool.testing.DatabaseTest;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;

@@ -1,17 +1,17 @@
 package io.gpupool.store;
 
 import io.gpupool.fleet.FleetFileLoader;
-import io.gpupool.inventory.DeviceHealth;
-import io.gpupool.inventory.Heartbeat;
+import io.gpupool.domain.inventory.DeviceHealth;
+import io.gpupool.domain.inventory.Heartbeat;
 import io.gpupool.inventory.HeartbeatService;
 import io.gpupool.auth.Caller;
 import io.gpupool.auth.Role;
 import io.gpupool.lease.LeaseService;
 import io.gpupool.lease.UsageRecorder;
-import io.gpupool.lease.UsageReport;
-import io.gpupool.lease.WorkloadKind;
+import io.gpupool.domain.lease.UsageReport;
+import io.gpupool.domain.lease.WorkloadKind;
 import io.gpupool.policy.fact.UsageHistory;
-import io.gpupool.policy.fact.UsageSample;
+import io.gpupool.domain.lease.UsageSample;
 import io.gpupool.request.AllocationService;
 import io.gpupool.request.NewRequest;
 import io.gpupool.request.Outcome;

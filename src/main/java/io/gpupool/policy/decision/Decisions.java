@@ -4,7 +4,7 @@ import io.gpupool.policy.fact.DeviceFact;
 import io.gpupool.policy.fact.LeaseFact;
 import io.gpupool.policy.fact.PoolFact;
 import io.gpupool.policy.fact.RequestFact;
-import io.gpupool.pool.PoolTier;
+import io.gpupool.domain.tenancy.PoolTier;
 
 import java.util.ArrayList;
 import java.util.Collection;

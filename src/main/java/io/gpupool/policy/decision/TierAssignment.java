@@ -1,6 +1,6 @@
 package io.gpupool.policy.decision;
 
-import io.gpupool.pool.PoolTier;
+import io.gpupool.domain.tenancy.PoolTier;
 
 /** A device belongs in a pool of this tier. */
 public record TierAssignment(String deviceId, PoolTier tier, String ruleName, String policyVersion,

@@ -1,8 +1,8 @@
 package io.gpupool.policy.fact;
 
-import io.gpupool.inventory.Device;
-import io.gpupool.inventory.Node;
-import io.gpupool.inventory.ShareMode;
+import io.gpupool.domain.inventory.Device;
+import io.gpupool.domain.inventory.Node;
+import io.gpupool.domain.inventory.ShareMode;
 import io.gpupool.snapshot.PoolSnapshot;
 
 import java.time.Instant;

@@ -1,6 +1,6 @@
 package io.gpupool.policy.fact;
 
-import io.gpupool.lease.Lease;
+import io.gpupool.domain.lease.Lease;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.snapshot.SnapshotDelta;
 import io.gpupool.snapshot.SnapshotFollower;

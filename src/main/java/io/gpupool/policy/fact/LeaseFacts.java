@@ -1,9 +1,10 @@
 package io.gpupool.policy.fact;
 
-import io.gpupool.inventory.Device;
-import io.gpupool.inventory.DeviceHealth;
-import io.gpupool.lease.DeviceShare;
-import io.gpupool.lease.Lease;
+import io.gpupool.domain.lease.UsageSample;
+import io.gpupool.domain.inventory.Device;
+import io.gpupool.domain.inventory.DeviceHealth;
+import io.gpupool.domain.lease.DeviceShare;
+import io.gpupool.domain.lease.Lease;
 import io.gpupool.snapshot.PoolSnapshot;
 
 import java.time.Instant;

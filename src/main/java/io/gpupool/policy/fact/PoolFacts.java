@@ -1,9 +1,9 @@
 package io.gpupool.policy.fact;
 
-import io.gpupool.inventory.Device;
-import io.gpupool.lease.DeviceShare;
-import io.gpupool.lease.Lease;
-import io.gpupool.pool.Pool;
+import io.gpupool.domain.inventory.Device;
+import io.gpupool.domain.lease.DeviceShare;
+import io.gpupool.domain.lease.Lease;
+import io.gpupool.domain.tenancy.Pool;
 import io.gpupool.snapshot.PoolSnapshot;
 
 import java.util.ArrayList;

@@ -1,7 +1,8 @@
 package io.gpupool.policy.fact;
 
-import io.gpupool.inventory.Device;
-import io.gpupool.pool.Pool;
+import io.gpupool.domain.lease.UsageSample;
+import io.gpupool.domain.inventory.Device;
+import io.gpupool.domain.tenancy.Pool;
 import io.gpupool.snapshot.PoolSnapshot;
 
 import java.time.Duration;
@@ -181,7 +182,7 @@ public final class SnapshotFacts {
         if (poolLeases != null) {
             return poolLeases.facts(snapshot, pools, now, devices);
         }
-        List<io.gpupool.lease.Lease> inPools = snapshot.leases().values().stream().filter(l -> pools.contains(l.poolId())
+        List<io.gpupool.domain.lease.Lease> inPools = snapshot.leases().values().stream().filter(l -> pools.contains(l.poolId())
                 && (devices == null || l.shares().stream().anyMatch(s -> devices.contains(s.deviceId())))).toList();
         return LeaseFacts.derive(snapshot, inPools, now, tenants, samplesByLease, window);
     }

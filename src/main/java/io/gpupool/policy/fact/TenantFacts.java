@@ -1,7 +1,7 @@
 package io.gpupool.policy.fact;
 
 import io.gpupool.snapshot.PoolSnapshot;
-import io.gpupool.tenant.Tenant;
+import io.gpupool.domain.tenancy.Tenant;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

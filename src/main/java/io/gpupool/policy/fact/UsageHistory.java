@@ -1,5 +1,6 @@
 package io.gpupool.policy.fact;
 
+import io.gpupool.domain.lease.UsageSample;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -29,7 +29,7 @@ public record ScenarioSpec(String name, String mode, Instant now, Given given, L
     public record TenantSpec(String id, String parent) {
     }
 
-    /** Whole GPUs, like {@link io.gpupool.quota.Quota}; model defaults to "*"; lending defaults to guaranteed. */
+    /** Whole GPUs, like {@link io.gpupool.domain.tenancy.Quota}; model defaults to "*"; lending defaults to guaranteed. */
     public record QuotaSpec(String tenant, String pool, String model, int guaranteed, int borrowingLimit,
                             Integer lendingLimit) {
     }

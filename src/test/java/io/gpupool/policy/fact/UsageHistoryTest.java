@@ -1,5 +1,6 @@
 package io.gpupool.policy.fact;
 
+import io.gpupool.domain.lease.UsageSample;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

@@ -1,23 +1,23 @@
 package io.gpupool.policy.perf;
 
-import io.gpupool.inventory.Device;
-import io.gpupool.inventory.DeviceHealth;
-import io.gpupool.inventory.Node;
-import io.gpupool.inventory.ShareMode;
-import io.gpupool.lease.DeviceShare;
-import io.gpupool.lease.Lease;
-import io.gpupool.lease.LeaseState;
-import io.gpupool.lease.WorkloadKind;
+import io.gpupool.domain.inventory.Device;
+import io.gpupool.domain.inventory.DeviceHealth;
+import io.gpupool.domain.inventory.Node;
+import io.gpupool.domain.inventory.ShareMode;
+import io.gpupool.domain.lease.DeviceShare;
+import io.gpupool.domain.lease.Lease;
+import io.gpupool.domain.lease.LeaseState;
+import io.gpupool.domain.lease.WorkloadKind;
 import io.gpupool.policy.fact.RequestFact;
 import io.gpupool.policy.fact.SnapshotFacts;
-import io.gpupool.policy.fact.UsageSample;
+import io.gpupool.domain.lease.UsageSample;
 import io.gpupool.policy.fact.UsageWindow;
-import io.gpupool.pool.Pool;
-import io.gpupool.pool.PoolTier;
-import io.gpupool.quota.Quota;
+import io.gpupool.domain.tenancy.Pool;
+import io.gpupool.domain.tenancy.PoolTier;
+import io.gpupool.domain.tenancy.Quota;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.snapshot.PoolSnapshotBuilder;
-import io.gpupool.tenant.Tenant;
+import io.gpupool.domain.tenancy.Tenant;
 
 import java.time.Duration;
 import java.time.Instant;

@@ -2,17 +2,17 @@ package io.gpupool.request.perf;
 
 import io.gpupool.allocator.CapacityTracker;
 import io.gpupool.allocator.SnapshotCapacity;
-import io.gpupool.lease.Lease;
-import io.gpupool.lease.LeaseState;
-import io.gpupool.lease.LeaseTransitions;
+import io.gpupool.domain.lease.Lease;
+import io.gpupool.domain.lease.LeaseState;
+import io.gpupool.domain.lease.LeaseTransitions;
 import io.gpupool.policy.fact.FactsTracker;
 import io.gpupool.auth.Caller;
 import io.gpupool.auth.Role;
 import io.gpupool.governance.ActivePolicy;
-import io.gpupool.inventory.Cluster;
-import io.gpupool.inventory.Device;
-import io.gpupool.inventory.Site;
-import io.gpupool.lease.WorkloadKind;
+import io.gpupool.domain.inventory.Cluster;
+import io.gpupool.domain.inventory.Device;
+import io.gpupool.domain.inventory.Site;
+import io.gpupool.domain.lease.WorkloadKind;
 import io.gpupool.policy.engine.PolicyEngine;
 import io.gpupool.policy.fact.RequestFact;
 import io.gpupool.policy.fact.SnapshotFacts;
@@ -22,7 +22,7 @@ import io.gpupool.request.NewRequest;
 import io.gpupool.request.Outcome;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.store.WorkingSet;
-import io.gpupool.tenant.Tenant;
+import io.gpupool.domain.tenancy.Tenant;
 import io.gpupool.testing.Percentiles;
 import io.micronaut.context.ApplicationContext;
 
@@ -99,7 +99,7 @@ public final class DecisionBenchmark {
             // are as fresh as in a live fleet (20 s; a few silent ones) rather than months old.
             java.time.Duration shift = java.time.Duration.between(SyntheticFleet.NOW, java.time.Instant.now());
             s.leases().values().forEach(l -> {
-                io.gpupool.lease.Lease moved = new io.gpupool.lease.Lease(l.id(), l.requestId(), l.tenantId(), l.poolId(),
+                io.gpupool.domain.lease.Lease moved = new io.gpupool.domain.lease.Lease(l.id(), l.requestId(), l.tenantId(), l.poolId(),
                         l.kind(), l.priority(), l.preemptible(), l.borrowed(), l.gangId(), l.state(), l.shares(),
                         l.createdAt().plus(shift), l.expiresAt() == null ? null : l.expiresAt().plus(shift),
                         l.lastHeartbeat() == null ? null : l.lastHeartbeat().plus(shift), l.deadline());

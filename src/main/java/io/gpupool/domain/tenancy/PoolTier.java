@@ -1,4 +1,4 @@
-package io.gpupool.pool;
+package io.gpupool.domain.tenancy;
 
 /** Service tiers of the pool, from most protected to most opportunistic. */
 public enum PoolTier {

@@ -1,4 +1,4 @@
-package io.gpupool.inventory;
+package io.gpupool.domain.inventory;
 
 /** How a GPU may be shared: whole card only, time-sliced fractions, or fixed MIG partitions. */
 public enum ShareMode {

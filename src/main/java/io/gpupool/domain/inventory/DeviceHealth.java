@@ -1,4 +1,4 @@
-package io.gpupool.inventory;
+package io.gpupool.domain.inventory;
 
 /** Health of a GPU as last reported; only {@link #HEALTHY} and {@link #DEGRADED} devices can take new work. */
 public enum DeviceHealth {

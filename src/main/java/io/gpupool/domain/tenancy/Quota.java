@@ -1,4 +1,4 @@
-package io.gpupool.quota;
+package io.gpupool.domain.tenancy;
 
 /**
  * A tenant's entitlement in one pool for one card model ({@link #ANY_MODEL} for all models), in whole

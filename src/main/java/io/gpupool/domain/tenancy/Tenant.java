@@ -1,4 +1,4 @@
-package io.gpupool.tenant;
+package io.gpupool.domain.tenancy;
 
 /**
  * A consumer of GPUs. Tenants form a tree (org → team → …) through {@code parentId}; a tenant

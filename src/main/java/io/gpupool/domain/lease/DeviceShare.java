@@ -1,4 +1,4 @@
-package io.gpupool.lease;
+package io.gpupool.domain.lease;
 
 /** The part of one GPU a lease holds: {@code milli} of 1000, or one MIG partition when {@code migProfile} is set. */
 public record DeviceShare(String deviceId, int milli, String migProfile) {

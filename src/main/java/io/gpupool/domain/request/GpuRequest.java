@@ -1,6 +1,6 @@
-package io.gpupool.request;
+package io.gpupool.domain.request;
 
-import io.gpupool.lease.WorkloadKind;
+import io.gpupool.domain.lease.WorkloadKind;
 
 import java.time.Instant;
 import java.util.List;

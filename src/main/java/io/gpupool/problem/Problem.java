@@ -1,4 +1,4 @@
-package io.gpupool.api;
+package io.gpupool.problem;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 

@@ -1,4 +1,4 @@
-package io.gpupool.policy.fact;
+package io.gpupool.domain.lease;
 
 import java.time.Instant;
 

@@ -1,4 +1,4 @@
-package io.gpupool.inventory;
+package io.gpupool.domain.inventory;
 
 import java.time.Instant;
 

@@ -1,4 +1,4 @@
-package io.gpupool.lease;
+package io.gpupool.domain.lease;
 
 /** Lifecycle of a lease. ACTIVE and PREEMPTING hold GPUs; the others are terminal. */
 public enum LeaseState {

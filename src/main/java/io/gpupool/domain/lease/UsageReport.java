@@ -1,4 +1,4 @@
-package io.gpupool.lease;
+package io.gpupool.domain.lease;
 
 import java.time.Instant;
 import java.util.List;

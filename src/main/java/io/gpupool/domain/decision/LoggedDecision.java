@@ -1,4 +1,4 @@
-package io.gpupool.audit;
+package io.gpupool.domain.decision;
 
 import java.time.Instant;
 import java.util.List;

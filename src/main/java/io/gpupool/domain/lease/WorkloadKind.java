@@ -1,4 +1,4 @@
-package io.gpupool.lease;
+package io.gpupool.domain.lease;
 
 /** The scenario a request is for; admission policy maps each to the pools it may use. */
 public enum WorkloadKind {

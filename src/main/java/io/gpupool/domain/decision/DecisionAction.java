@@ -1,4 +1,4 @@
-package io.gpupool.audit;
+package io.gpupool.domain.decision;
 
 /** What a logged decision did. NOTICE starts a grace period that ends in PREEMPT or RECLAIM. */
 public enum DecisionAction {

@@ -1,4 +1,4 @@
-package io.gpupool.request;
+package io.gpupool.domain.request;
 
 /** QUEUED waits in its pool's queue; PLACED got a lease; REJECTED was refused by policy; CANCELLED by its owner. */
 public enum RequestState {

@@ -1,4 +1,4 @@
-package io.gpupool.pool;
+package io.gpupool.domain.tenancy;
 
 /**
  * A named set of devices with one tier. {@code placementStrategy} names the allocator strategy used

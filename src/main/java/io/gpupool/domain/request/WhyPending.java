@@ -1,4 +1,4 @@
-package io.gpupool.request;
+package io.gpupool.domain.request;
 
 /**
  * Why a queued request is not running: what blocks it ({@code CAPACITY}, {@code QUOTA},
@@ -6,7 +6,7 @@ package io.gpupool.request;
  * backfill keeps GPUs for the head of the queue), the rule or constraint responsible, and the
  * largest number of its gang members that would fit right now. {@code wideSearchAt}: when
  * preemption victims were last sought over a whole pool for it after the shortlist found none
- * (see {@link WideningGate}); null if never.
+ * (see request.WideningGate); null if never.
  */
 public record WhyPending(String blockedBy, String ruleName, String reasonCode, String message, int largestFitNow,
                          String pool, java.time.Instant until, java.time.Instant wideSearchAt) {
