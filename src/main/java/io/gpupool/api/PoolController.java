@@ -3,7 +3,7 @@ package io.gpupool.api;
 import io.gpupool.auth.Allow;
 import io.gpupool.auth.Caller;
 import io.gpupool.auth.Role;
-import io.gpupool.fleet.FleetDocument.PoolSpec;
+import io.gpupool.pool.PoolSpec;
 import io.gpupool.domain.tenancy.Pool;
 import io.gpupool.pool.PoolService;
 import io.micronaut.core.annotation.Nullable;

@@ -3,7 +3,7 @@ package io.gpupool.api;
 import io.gpupool.auth.Allow;
 import io.gpupool.auth.Caller;
 import io.gpupool.auth.Role;
-import io.gpupool.fleet.FleetDocument.QuotaSpec;
+import io.gpupool.quota.QuotaSpec;
 import io.gpupool.domain.tenancy.Quota;
 import io.gpupool.quota.QuotaService;
 import io.micronaut.core.annotation.Nullable;

@@ -3,7 +3,7 @@ package io.gpupool.api;
 import io.gpupool.auth.Allow;
 import io.gpupool.auth.Caller;
 import io.gpupool.auth.Role;
-import io.gpupool.fleet.FleetDocument.TenantSpec;
+import io.gpupool.tenant.TenantSpec;
 import io.gpupool.domain.tenancy.Tenant;
 import io.gpupool.tenant.TenantService;
 import io.micronaut.core.annotation.Nullable;

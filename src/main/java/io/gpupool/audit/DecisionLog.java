@@ -7,13 +7,12 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gpupool.store.DecisionLogRepository;
 import io.gpupool.store.DecisionLogRow;
-import io.gpupool.store.PoolStore;
 import jakarta.inject.Singleton;
 
 import java.time.Instant;
 import java.util.List;
 
-/** Writes decision log entries inside the caller's transaction and reads them back for explain and audit. */
+/** Reads the decision log back for explain and audit; entries are written with the change they explain ({@code Changes.log}). */
 @Singleton
 public class DecisionLog {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -23,16 +22,6 @@ public class DecisionLog {
 
     DecisionLog(DecisionLogRepository rows) {
         this.rows = rows;
-    }
-
-    /** Appends within the running mutation's transaction: the entry commits or rolls back with the change. */
-    public static void append(PoolStore store, LoggedDecision d, Instant at) {
-        try {
-            store.append(new DecisionLogRow(null, at, d.action().name(), d.requestId(), d.leaseId(), d.tenantId(),
-                    JSON.writeValueAsString(d.ruleNames()), d.policyVersion(), d.reasonCode(), d.message()));
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("rule names always serialise", e);
-        }
     }
 
     public List<LoggedDecision> forRequest(String requestId) {

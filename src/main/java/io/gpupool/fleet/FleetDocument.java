@@ -2,7 +2,9 @@ package io.gpupool.fleet;
 
 import io.gpupool.domain.inventory.DeviceHealth;
 import io.gpupool.domain.inventory.ShareMode;
-import io.gpupool.domain.tenancy.PoolTier;
+import io.gpupool.pool.PoolSpec;
+import io.gpupool.quota.QuotaSpec;
+import io.gpupool.tenant.TenantSpec;
 
 import java.util.List;
 import java.util.Map;
@@ -27,9 +29,6 @@ public record FleetDocument(List<SiteSpec> sites, List<ClusterSpec> clusters, Li
 
     public record ClusterSpec(String id, String site, String name, String interconnect) { }
 
-    public record PoolSpec(String id, String name, PoolTier tier, String placementStrategy, Boolean sharingAllowed,
-                           String description) { }
-
     public record NodeSpec(String id, String cluster, String rack, Long cpuMilli, Long memoryMib,
                            Map<String, String> labels, GpuGroupSpec gpus) { }
 
@@ -42,8 +41,4 @@ public record FleetDocument(List<SiteSpec> sites, List<ClusterSpec> clusters, Li
                                ShareMode shareMode, List<String> migLayout, String pool, Map<String, String> labels,
                                Map<Integer, DeviceHealth> health, Integer numaNodes) { }
 
-    public record TenantSpec(String id, String name, String parent, String costCenter) { }
-
-    public record QuotaSpec(String tenant, String pool, String model, Integer guaranteedGpus, Integer borrowingLimit,
-                            Integer lendingLimit) { }
 }

@@ -3,23 +3,23 @@ package io.gpupool.fleet;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gpupool.fleet.ImportSummary.Counts;
+import io.gpupool.domain.inventory.Cluster;
+import io.gpupool.domain.inventory.Device;
+import io.gpupool.domain.inventory.Node;
+import io.gpupool.domain.inventory.Site;
+import io.gpupool.domain.tenancy.Pool;
+import io.gpupool.domain.tenancy.Quota;
+import io.gpupool.domain.tenancy.Tenant;
 import io.gpupool.snapshot.PoolSnapshot;
-import io.gpupool.snapshot.PoolSnapshotBuilder;
+import io.gpupool.store.ContentHash;
 import io.gpupool.store.FleetImportRepository;
-import io.gpupool.store.FleetImportRow;
-import io.gpupool.store.PoolStore;
 import io.gpupool.store.WorkingSet;
 import jakarta.inject.Singleton;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -43,56 +43,38 @@ public class FleetImporter {
     }
 
     public ImportSummary importText(String text, boolean yaml, String source, String principal) {
-        return apply(FleetParser.parse(text, yaml), sha256(text), source, principal, before -> { });
+        return apply(FleetParser.parse(text, yaml), ContentHash.of(text), source, principal);
     }
 
-    /**
-     * Applies a document built in code (the tenant, pool and quota endpoints use this, so every way
-     * into the model shares one validation). {@code precondition} runs under the writer lock against the
-     * current state and may refuse (e.g. 409 on an id that already exists).
-     */
-    public ImportSummary importDocument(FleetDocument doc, String source, String principal,
-                                        Consumer<PoolSnapshot> precondition) {
-        String hash;
-        try {
-            hash = sha256(JSON.writeValueAsString(doc));
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("fleet documents are plain data", e);
-        }
-        return apply(doc, hash, source, principal, precondition);
-    }
-
-    private ImportSummary apply(FleetDocument doc, String hash, String source, String principal,
-                                Consumer<PoolSnapshot> precondition) {
-        return workingSet.write((before, next, store) -> {
-            precondition.accept(before);
+    private ImportSummary apply(FleetDocument doc, String hash, String source, String principal) {
+        return workingSet.write((before, changes) -> {
             ResolvedFleet fleet = new FleetResolver(before).resolve(doc);
-            Map<String, Counts> changes = new LinkedHashMap<>();
-            changes.put("sites", upsert(fleet.sites(), before.sites(), r -> r.id(), store::put, next::site));
-            changes.put("clusters", upsert(fleet.clusters(), before.clusters(), r -> r.id(), store::put, next::cluster));
-            changes.put("pools", upsert(fleet.pools(), before.pools(), r -> r.id(), store::put, next::pool));
-            changes.put("nodes", upsert(fleet.nodes(), before.nodes(), r -> r.id(), store::put, next::node));
-            changes.put("devices", upsert(fleet.devices(), before.devices(), r -> r.id(), store::put, next::device));
-            changes.put("tenants", upsert(fleet.tenants(), before.tenants(), r -> r.id(), store::put, next::tenant));
-            changes.put("quotas", upsert(fleet.quotas(), before.quotas(), r -> r.key(), store::put, next::quota));
-            ImportSummary summary = new ImportSummary(hash, true, changes);
-            store.beforeOutsideWrite(); // the import record has a repository of its own
-            imports.save(new FleetImportRow(null, source, hash, principal, clock.instant(), describe(summary)));
+            Map<String, Counts> counts = new LinkedHashMap<>();
+            counts.put("sites", upsert(fleet.sites(), before.sites(), Site::id, changes::put));
+            counts.put("clusters", upsert(fleet.clusters(), before.clusters(), Cluster::id, changes::put));
+            counts.put("pools", upsert(fleet.pools(), before.pools(), Pool::id, changes::put));
+            counts.put("nodes", upsert(fleet.nodes(), before.nodes(), Node::id, changes::put));
+            counts.put("devices", upsert(fleet.devices(), before.devices(), Device::id, changes::put));
+            counts.put("tenants", upsert(fleet.tenants(), before.tenants(), Tenant::id, changes::put));
+            counts.put("quotas", upsert(fleet.quotas(), before.quotas(), Quota::key, changes::put));
+            ImportSummary summary = new ImportSummary(hash, true, counts);
+            changes.recordImport(source, hash, principal, clock.instant(), describe(summary));
             return summary;
         });
     }
 
     /** Whether {@code text} is exactly what was last applied from {@code source}. */
     public boolean alreadyApplied(String text, String source) {
-        return imports.findFirstBySourceOrderByIdDesc(source).map(r -> r.contentHash().equals(sha256(text))).orElse(false);
+        return imports.findFirstBySourceOrderByIdDesc(source).map(r -> r.contentHash().equals(ContentHash.of(text))).orElse(false);
     }
 
     public PoolSnapshot current() {
         return workingSet.current();
     }
 
+    /** States every record that differs from what the model holds; counts created, updated and unchanged. */
     private static <T> Counts upsert(List<T> records, Map<String, T> existing, Function<T, String> key,
-                                     PutRow<T> write, Function<T, PoolSnapshotBuilder> publish) {
+                                     Consumer<T> put) {
         int created = 0;
         int updated = 0;
         int unchanged = 0;
@@ -102,8 +84,7 @@ public class FleetImporter {
                 unchanged++;
                 continue;
             }
-            write.accept(record, old != null);
-            publish.apply(record);
+            put.accept(record);
             if (old == null) {
                 created++;
             } else {
@@ -113,23 +94,11 @@ public class FleetImporter {
         return new Counts(created, updated, unchanged);
     }
 
-    @FunctionalInterface
-    private interface PutRow<T> extends BiConsumer<T, Boolean> {
-    }
-
     private static String describe(ImportSummary summary) {
         try {
             return JSON.writeValueAsString(summary.changes());
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("summary is plain data", e);
-        }
-    }
-
-    static String sha256(String text) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
         }
     }
 }

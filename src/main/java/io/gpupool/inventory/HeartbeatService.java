@@ -10,6 +10,7 @@ import jakarta.inject.Singleton;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 
 /**
  * Records device heartbeats and health changes. A heartbeat from the future (beyond clock skew) is
@@ -29,19 +30,19 @@ public class HeartbeatService {
 
     public Device record(String deviceId, Heartbeat heartbeat) {
         Instant now = clock.instant();
-        Instant at = heartbeat == null || heartbeat.at() == null ? now : heartbeat.at();
+        // A reported time is kept to the microsecond, as its row keeps it.
+        Instant at = heartbeat == null || heartbeat.at() == null ? now : heartbeat.at().truncatedTo(ChronoUnit.MICROS);
         if (at.isAfter(now.plus(MAX_SKEW))) {
             throw ProblemException.invalid("Heartbeat time " + at + " is in the future (server time " + now + ")");
         }
-        return workingSet.write((before, next, store) -> {
+        return workingSet.write((before, changes) -> {
             Device device = before.device(deviceId).orElseThrow(() -> ProblemException.notFound("device", deviceId));
             if (device.lastHeartbeat() != null && at.isBefore(device.lastHeartbeat())) {
                 throw ProblemException.conflict("Heartbeat at " + at + " is older than the last one (" + device.lastHeartbeat() + ")");
             }
             DeviceHealth health = heartbeat == null || heartbeat.health() == null ? device.health() : heartbeat.health();
             Device updated = device.withHealth(health, at);
-            store.put(updated, true);
-            next.device(updated);
+            changes.put(updated);
             return updated;
         });
     }

@@ -5,17 +5,16 @@ import io.gpupool.domain.lease.LeaseTransitions;
 import io.gpupool.domain.lease.LeaseState;
 import io.gpupool.domain.lease.Lease;
 import io.gpupool.domain.decision.DecisionAction;
-import io.gpupool.audit.DecisionLog;
 import io.gpupool.domain.decision.LoggedDecision;
 import io.gpupool.auth.Caller;
 import io.gpupool.problem.ProblemException;
 import io.gpupool.snapshot.PoolSnapshot;
-import io.gpupool.store.UsageSampleRow;
 import io.gpupool.store.WorkingSet;
 import jakarta.inject.Singleton;
 
 import java.time.Clock;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -52,12 +51,10 @@ public class LeaseService {
 
     public Lease release(String id, Caller caller) {
         get(id, caller);
-        Lease released = workingSet.write((before, next, store) -> {
-            Lease lease = held(before, id, () -> store.findLease(id).orElse(null));
+        Lease released = workingSet.write((before, changes) -> {
+            Lease lease = held(before, id, () -> changes.findLease(id).orElse(null));
             Lease ended = LeaseTransitions.end(lease, LeaseState.RELEASED);
-            store.put(ended, true);
-            next.lease(ended);
-            DecisionLog.append(store, LoggedDecision.of(DecisionAction.RELEASE, lease.requestId(), id, lease.tenantId(),
+            changes.update(ended).log(LoggedDecision.of(DecisionAction.RELEASE, lease.requestId(), id, lease.tenantId(),
                     List.of(), null, "RELEASED_BY_HOLDER", "Released by " + caller.principal()), clock.instant());
             return ended;
         });
@@ -71,8 +68,8 @@ public class LeaseService {
             throw ProblemException.invalid("ttlSeconds: must be between 1 and " + 90L * 24 * 3600 + ", was " + ttlSeconds);
         }
         get(id, caller);
-        return workingSet.write((before, next, store) -> {
-            Lease lease = held(before, id, () -> store.findLease(id).orElse(null));
+        return workingSet.write((before, changes) -> {
+            Lease lease = held(before, id, () -> changes.findLease(id).orElse(null));
             if (lease.state() != LeaseState.ACTIVE) {
                 throw ProblemException.conflict("Lease " + id + " is " + lease.state() + " (deadline "
                         + lease.deadline() + "); it cannot be renewed");
@@ -82,9 +79,7 @@ public class LeaseService {
                 throw ProblemException.conflict("Lease " + id + " expired at " + lease.expiresAt());
             }
             Lease renewed = LeaseTransitions.renewed(lease, now.plusSeconds(ttlSeconds));
-            store.put(renewed, true);
-            next.lease(renewed);
-            DecisionLog.append(store, LoggedDecision.of(DecisionAction.RENEW, lease.requestId(), id, lease.tenantId(),
+            changes.update(renewed).log(LoggedDecision.of(DecisionAction.RENEW, lease.requestId(), id, lease.tenantId(),
                     List.of(), null, "RENEWED", "TTL extended to " + renewed.expiresAt()), now);
             return renewed;
         });
@@ -93,12 +88,13 @@ public class LeaseService {
     public Lease heartbeat(String id, UsageReport report, Caller caller) {
         get(id, caller);
         Instant now = clock.instant();
-        Instant at = report == null || report.at() == null ? now : report.at();
+        // A reported time is kept to the microsecond, as its row keeps it.
+        Instant at = report == null || report.at() == null ? now : report.at().truncatedTo(ChronoUnit.MICROS);
         if (at.isAfter(now.plusSeconds(300))) {
             throw ProblemException.invalid("Heartbeat time " + at + " is in the future (server time " + now + ")");
         }
-        Lease updated = workingSet.write((before, next, store) -> {
-            Lease lease = held(before, id, () -> store.findLease(id).orElse(null));
+        Lease updated = workingSet.write((before, changes) -> {
+            Lease lease = held(before, id, () -> changes.findLease(id).orElse(null));
             Set<String> devices = new HashSet<>();
             lease.shares().forEach(s -> devices.add(s.deviceId()));
             List<UsageReport.GpuUsage> gpus = report == null || report.gpus() == null ? List.of() : report.gpus();
@@ -114,11 +110,10 @@ public class LeaseService {
                 if (mem < 0) {
                     throw ProblemException.invalid("memoryUsedMib of " + g.deviceId() + " must be >= 0");
                 }
-                store.append(new UsageSampleRow(null, id, g.deviceId(), at, pct / 100.0, mem));
+                changes.recordUsage(id, g.deviceId(), at, pct / 100.0, mem);
             }
             Lease beat = LeaseTransitions.heartbeat(lease, at);
-            store.put(beat, true);
-            next.lease(beat);
+            changes.update(beat);
             return beat;
         });
         if (report != null && report.gpus() != null && !report.gpus().isEmpty()) {

@@ -86,4 +86,21 @@ public final class FieldChecks {
             throw ProblemException.invalid(detail + ": " + errors.size() + " error(s); first: " + errors.get(0), errors);
         }
     }
+
+    /**
+     * Checks the ids of one section ({@code section[i].id}: an identifier, once in the section) and
+     * returns the ids known once it is applied: {@code known} plus the section's.
+     */
+    public java.util.Set<String> ids(String section, java.util.List<String> ids, java.util.Set<String> known) {
+        java.util.Set<String> all = new java.util.HashSet<>(known);
+        java.util.Set<String> inSection = new java.util.HashSet<>();
+        for (int i = 0; i < ids.size(); i++) {
+            String id = ids.get(i);
+            if (identifier(section + "[" + i + "].id", id) && !inSection.add(id)) {
+                error(section + "[" + i + "].id: duplicate id '" + id + "' in the document");
+            }
+            all.add(id);
+        }
+        return all;
+    }
 }

@@ -1,27 +1,30 @@
 package io.gpupool.quota;
 
-import io.gpupool.domain.tenancy.Quota;
 import io.gpupool.auth.Caller;
-import io.gpupool.fleet.FleetDocument;
-import io.gpupool.fleet.FleetDocument.QuotaSpec;
-import io.gpupool.fleet.FleetImporter;
+import io.gpupool.domain.tenancy.Quota;
+import io.gpupool.problem.FieldChecks;
 import io.gpupool.problem.ProblemException;
 import io.gpupool.snapshot.PoolSnapshot;
+import io.gpupool.store.ContentHash;
 import io.gpupool.store.WorkingSet;
 import jakarta.inject.Singleton;
 
+import java.time.Clock;
 import java.util.Comparator;
 import java.util.List;
 
-/** Sets, removes and lists quotas; a tenant caller sees only the quotas of tenants it reaches. */
+/**
+ * Sets, removes and lists quotas; a tenant caller sees only the quotas of tenants it reaches.
+ * Checked by {@link Quotas}, the same rules a fleet document's quotas follow.
+ */
 @Singleton
 public class QuotaService {
-    private final FleetImporter importer;
     private final WorkingSet workingSet;
+    private final Clock clock;
 
-    QuotaService(FleetImporter importer, WorkingSet workingSet) {
-        this.importer = importer;
+    QuotaService(WorkingSet workingSet, Clock clock) {
         this.workingSet = workingSet;
+        this.clock = clock;
     }
 
     public List<Quota> list(String tenant, String pool, Caller caller) {
@@ -42,22 +45,28 @@ public class QuotaService {
         if (spec == null) {
             throw ProblemException.invalid("A quota body is required");
         }
-        String model = spec.model() == null ? Quota.ANY_MODEL : spec.model();
-        boolean existed = workingSet.current().quotas().containsKey(new Quota(spec.tenant(), spec.pool(), model, 0, 0, 0).key());
-        importer.importDocument(new FleetDocument(null, null, null, null, null, List.of(spec)), "api:put-quota",
-                caller.principal(), before -> { });
-        return !existed;
+        return workingSet.write((before, changes) -> {
+            FieldChecks check = new FieldChecks();
+            Quota quota = Quotas.resolve(List.of(spec), before.tenants().keySet(), before.pools().keySet(), check).get(0);
+            check.throwIfAny("The quota was not saved");
+            Quota old = before.quotas().get(quota.key());
+            if (!quota.equals(old)) {
+                changes.put(quota);
+            }
+            changes.recordImport("api:put-quota", ContentHash.of(spec.toString()), caller.principal(), clock.instant(),
+                    "{\"quotas\":{\"created\":" + (old == null ? 1 : 0) + ",\"updated\":" + (old == null ? 0 : 1) + "}}");
+            return old == null;
+        });
     }
 
     public Quota delete(String tenant, String pool, String model) {
         String key = tenant + "/" + pool + "/" + model;
-        return workingSet.write((before, next, store) -> {
+        return workingSet.write((before, changes) -> {
             Quota quota = before.quotas().get(key);
             if (quota == null) {
                 throw ProblemException.notFound("quota", key);
             }
-            store.deleteQuota(key);
-            next.removeQuota(key);
+            changes.removeQuota(key);
             return quota;
         });
     }

@@ -4,7 +4,6 @@ import io.gpupool.domain.request.WhyPending;
 import io.gpupool.domain.request.RequestState;
 import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.domain.decision.DecisionAction;
-import io.gpupool.audit.DecisionLog;
 import io.gpupool.domain.decision.LoggedDecision;
 import io.gpupool.auth.Caller;
 import io.gpupool.governance.ActivePolicy;
@@ -14,8 +13,7 @@ import io.gpupool.domain.lease.LeaseState;
 import io.gpupool.policy.engine.PolicyEngine;
 import io.gpupool.problem.ProblemException;
 import io.gpupool.snapshot.PoolSnapshot;
-import io.gpupool.snapshot.PoolSnapshotBuilder;
-import io.gpupool.store.PoolStore;
+import io.gpupool.store.Changes;
 import io.gpupool.store.WorkingSet;
 import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
@@ -80,7 +78,7 @@ public class AllocationService {
         if (key != null && key.length() > 128) {
             throw ProblemException.invalid("Idempotency-Key: at most 128 characters");
         }
-        Outcome outcome = workingSet.write((before, next, store) -> {
+        Outcome outcome = workingSet.write((before, changes) -> {
             Instant now = clock.instant();
             GpuRequest request = new GpuRequest(UUID.randomUUID().toString(), in.tenant(), key, in.kind(), in.gpus(),
                     in.milliOrWhole(), in.migProfile(), in.models(), in.minGpuMemoryMib() == null ? 0 : in.minGpuMemoryMib(),
@@ -89,18 +87,18 @@ public class AllocationService {
                     !Boolean.FALSE.equals(in.preemptible()), in.ttlSeconds() == null ? 0 : in.ttlSeconds(),
                     RequestState.QUEUED, 0, null, null, now, now);
             if (key != null) {
-                Optional<GpuRequest> earlier = store.findRequest(in.tenant(), key);
+                Optional<GpuRequest> earlier = changes.findRequest(in.tenant(), key);
                 if (earlier.isPresent()) {
                     requireSameAsk(earlier.get(), request, key);
-                    return replay(before, earlier.get(), store.findLease(String.valueOf(earlier.get().leaseId())));
+                    return replay(before, earlier.get(), changes.findLease(String.valueOf(earlier.get().leaseId())));
                 }
             }
-            return decider.decide(before, next, store, request, true, backfill.current(), now);
+            return decider.decide(before, changes, request, true, backfill.current(), now);
         });
         if (outcome.status() == Outcome.QUEUED && WhyPending.CAPACITY.equals(outcome.request().whyPending().blockedBy())
                 && !backfill.current().hasHeadIn(outcome.request().whyPending().pool())) {
             // A new head of its pool's queue: reserve for it now rather than at the next scheduling pass.
-            workingSet.write((before, next, store) -> backfill.refresh(before, clock.instant()));
+            workingSet.write((before, changes) -> backfill.refresh(before, clock.instant()));
         }
         return outcome;
     }
@@ -121,8 +119,8 @@ public class AllocationService {
     /** Cancels a queued request, or releases the lease of a placed one. */
     public GpuRequest cancel(String id, Caller caller) {
         get(id, caller);
-        return workingSet.write((before, next, store) -> {
-            GpuRequest request = store.findRequest(id).orElseThrow(() -> ProblemException.notFound("request", id));
+        return workingSet.write((before, changes) -> {
+            GpuRequest request = changes.findRequest(id).orElseThrow(() -> ProblemException.notFound("request", id));
             if (request.state() == RequestState.REJECTED || request.state() == RequestState.CANCELLED) {
                 throw ProblemException.conflict("Request " + id + " is already " + request.state());
             }
@@ -131,16 +129,12 @@ public class AllocationService {
                 Lease lease = before.lease(request.leaseId()).orElse(null);
                 if (lease != null) {
                     Lease released = LeaseTransitions.end(lease, LeaseState.RELEASED);
-                    store.put(released, true);
-                    next.lease(released);
-                    DecisionLog.append(store, LoggedDecision.of(DecisionAction.RELEASE, id, lease.id(), lease.tenantId(),
+                    changes.update(released).log(LoggedDecision.of(DecisionAction.RELEASE, id, lease.id(), lease.tenantId(),
                             List.of(), null, "CANCELLED_BY_OWNER", "Request cancelled; its lease is released"), now);
                 }
             }
             GpuRequest cancelled = request.with(RequestState.CANCELLED, request.priority(), request.leaseId(), null, now);
-            store.put(cancelled, true);
-            next.request(cancelled);
-            DecisionLog.append(store, LoggedDecision.of(DecisionAction.CANCEL, id, request.leaseId(), request.tenantId(),
+            changes.update(cancelled).log(LoggedDecision.of(DecisionAction.CANCEL, id, request.leaseId(), request.tenantId(),
                     List.of(), null, "CANCELLED_BY_OWNER", "Cancelled by " + caller.principal()), now);
             return cancelled;
         });
@@ -159,7 +153,7 @@ public class AllocationService {
             // A request queued meanwhile reserves for itself in submit(), or at the next pass.
             return 0;
         }
-        workingSet.write((before, next, store) -> backfill.refresh(before, clock.instant()));
+        workingSet.write((before, changes) -> backfill.refresh(before, clock.instant()));
         List<GpuRequest> order = QueueOrder.ordered(workingSet.current());
         int resumeAt = Math.max(0, order.stream().map(GpuRequest::id).toList().indexOf(searchesResumeAt));
         PassBudget budget = PassBudget.starting(passSearchBudget, resumeAt);
@@ -171,7 +165,7 @@ public class AllocationService {
             }
             // Decided outside the write, so a replayed batch decides the same (PassBudget says why).
             boolean widenHeld = budget.holds(position);
-            Outcome outcome = workingSet.write((before, next, store) -> retry(before, next, store, queued, now, widenHeld));
+            Outcome outcome = workingSet.write((before, changes) -> retry(before, changes, queued, now, widenHeld));
             if (outcome != null && outcome.status() == Outcome.PLACED) {
                 placed++;
             }
@@ -184,11 +178,11 @@ public class AllocationService {
      * Inside a running write: decides {@code queued} again on {@code before}, as a scheduling pass
      * does; null when it is no longer queued there.
      */
-    Outcome retry(PoolSnapshot before, PoolSnapshotBuilder next, PoolStore store, GpuRequest queued, Instant now,
+    Outcome retry(PoolSnapshot before, Changes changes, GpuRequest queued, Instant now,
                   boolean widenHeld) {
         GpuRequest current = before.queued().get(queued.id());
         return current == null ? null
-                : decider.decide(before, next, store, current, false, backfill.current(), now, widenHeld);
+                : decider.decide(before, changes, current, false, backfill.current(), now, widenHeld);
     }
 
     /**

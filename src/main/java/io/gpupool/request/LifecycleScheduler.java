@@ -18,6 +18,7 @@ import io.gpupool.policy.engine.PolicyEngine;
 import io.gpupool.policy.fact.SnapshotFacts;
 import io.gpupool.policy.fact.UsageWindow;
 import io.gpupool.snapshot.PoolSnapshot;
+import io.gpupool.store.Changes;
 import io.gpupool.store.Mutation;
 import io.gpupool.store.WorkingSet;
 import io.micronaut.context.annotation.Value;
@@ -200,7 +201,7 @@ public class LifecycleScheduler {
 
     /** Ends leases whose grace period ran out, logged with their notices; returns how many it ended. */
     private static Mutation<Integer> end(List<String> leaseIds, Map<String, LoggedDecision> noticeOf, Instant now) {
-        return (before, next, store) -> {
+        return (before, changes) -> {
             int ended = 0;
             for (String leaseId : leaseIds) {
                 Lease current = before.lease(leaseId).orElse(null);
@@ -210,9 +211,7 @@ public class LifecycleScheduler {
                 LoggedDecision notice = noticeOf.get(leaseId);
                 String preemptor = preemptorOf(current, notice);
                 Lease gone = LeaseTransitions.end(current, preemptor != null ? LeaseState.PREEMPTED : LeaseState.RECLAIMED);
-                store.put(gone, true);
-                next.lease(gone);
-                DecisionLog.append(store, LoggedDecision.of(preemptor != null ? DecisionAction.PREEMPT : DecisionAction.RECLAIM,
+                changes.update(gone).log(LoggedDecision.of(preemptor != null ? DecisionAction.PREEMPT : DecisionAction.RECLAIM,
                         notice == null ? current.requestId() : notice.requestId(), current.id(), current.tenantId(),
                         notice == null ? List.of() : notice.ruleNames(), notice == null ? null : notice.policyVersion(),
                         notice == null ? "GRACE_ENDED" : notice.reasonCode(),
@@ -225,13 +224,13 @@ public class LifecycleScheduler {
 
     /** Retries {@code requestId} on the GPUs its victims just gave back, in their commit. */
     private Mutation<Outcome> handOver(String requestId, Instant now) {
-        return (before, next, store) -> {
+        return (before, changes) -> {
             GpuRequest waiting = before.queued().get(requestId);
             if (waiting == null) {
                 return null; // cancelled meanwhile, say
             }
             try {
-                return allocation.retry(before, next, store, waiting, now, false);
+                return allocation.retry(before, changes, waiting, now, false);
             } catch (RuntimeException e) {
                 throw new HandOverFailed(e);
             }
@@ -256,7 +255,7 @@ public class LifecycleScheduler {
             return;
         }
         for (ReclaimOrder order : evaluation.reclaimPlan()) {
-            workingSet.write((before, next, store) -> {
+            workingSet.write((before, changes) -> {
                 Lease lease = before.lease(order.leaseId()).orElse(null);
                 if (lease == null || lease.state() != LeaseState.ACTIVE) {
                     return null;
@@ -265,15 +264,14 @@ public class LifecycleScheduler {
                 Lease changed = immediate ? LeaseTransitions.end(lease,
                         order.cause() == ReclaimCause.TTL_EXPIRED ? LeaseState.EXPIRED : LeaseState.RECLAIMED)
                         : LeaseTransitions.notice(lease, now.plus(grace));
-                store.put(changed, true);
-                next.lease(changed);
+                changes.update(changed);
                 DecisionAction action = order.cause() == ReclaimCause.TTL_EXPIRED ? DecisionAction.EXPIRE
                         : immediate ? DecisionAction.RECLAIM : DecisionAction.NOTICE;
-                DecisionLog.append(store, LoggedDecision.of(action, lease.requestId(), lease.id(), lease.tenantId(),
+                changes.log(LoggedDecision.of(action, lease.requestId(), lease.id(), lease.tenantId(),
                         List.of(order.ruleName()), order.policyVersion(), order.reasonCode(), order.message()
                                 + (immediate ? "" : "; GPUs are taken at " + changed.deadline())), now);
                 if (order.cause() == ReclaimCause.UNHEALTHY_DEVICE) {
-                    requeue(store, next, lease, order, now);
+                    requeue(changes, lease, order, now);
                 }
                 return changed;
             });
@@ -281,15 +279,12 @@ public class LifecycleScheduler {
     }
 
     /** Work lost to broken hardware goes back to the queue under its original request. */
-    private static void requeue(io.gpupool.store.PoolStore store, io.gpupool.snapshot.PoolSnapshotBuilder next,
-                                Lease lease, ReclaimOrder order, Instant now) {
-        store.findRequest(lease.requestId()).filter(r -> r.state() == RequestState.PLACED).ifPresent(r -> {
+    private static void requeue(Changes changes, Lease lease, ReclaimOrder order, Instant now) {
+        changes.findRequest(lease.requestId()).filter(r -> r.state() == RequestState.PLACED).ifPresent(r -> {
             WhyPending why = new WhyPending(WhyPending.CAPACITY, order.ruleName(), "REQUEUED_AFTER_DEVICE_FAILURE",
                     "Its lease " + lease.id() + " lost a device; waiting for healthy capacity", 0, lease.poolId(), null);
             GpuRequest again = r.with(RequestState.QUEUED, r.priority(), null, why, now);
-            store.put(again, true);
-            next.request(again);
-            DecisionLog.append(store, LoggedDecision.of(DecisionAction.QUEUE, r.id(), lease.id(), r.tenantId(),
+            changes.update(again).log(LoggedDecision.of(DecisionAction.QUEUE, r.id(), lease.id(), r.tenantId(),
                     List.of(order.ruleName()), order.policyVersion(), why.reasonCode(), why.message()), now);
         });
     }

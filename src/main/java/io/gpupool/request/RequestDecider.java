@@ -5,7 +5,6 @@ import io.gpupool.domain.request.RequestState;
 import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.allocator.CapacityView;
 import io.gpupool.domain.decision.DecisionAction;
-import io.gpupool.audit.DecisionLog;
 import io.gpupool.domain.decision.LoggedDecision;
 import io.gpupool.governance.ActivePolicy;
 import io.gpupool.domain.lease.DeviceShare;
@@ -19,8 +18,7 @@ import io.gpupool.policy.decision.QuotaStatus;
 import io.gpupool.policy.engine.Evaluation;
 import io.gpupool.policy.engine.PolicyEngine;
 import io.gpupool.snapshot.PoolSnapshot;
-import io.gpupool.snapshot.PoolSnapshotBuilder;
-import io.gpupool.store.PoolStore;
+import io.gpupool.store.Changes;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -53,13 +51,13 @@ final class RequestDecider {
         this.widenEvery = widenEvery;
     }
 
-    Outcome decide(PoolSnapshot before, PoolSnapshotBuilder next, PoolStore store, GpuRequest request, boolean isNew,
+    Outcome decide(PoolSnapshot before, Changes changes, GpuRequest request, boolean isNew,
                    Backfill.Reservations reservations, Instant now) {
-        return decide(before, next, store, request, isNew, reservations, now, false);
+        return decide(before, changes, request, isNew, reservations, now, false);
     }
 
     /** @param widenHeld a retry whose scheduling pass spent its search budget ({@link WideningGate}) */
-    Outcome decide(PoolSnapshot before, PoolSnapshotBuilder next, PoolStore store, GpuRequest request, boolean isNew,
+    Outcome decide(PoolSnapshot before, Changes changes, GpuRequest request, boolean isNew,
                    Backfill.Reservations reservations, Instant now, boolean widenHeld) {
         ActivePolicy.Active policy = active.current();
         Evaluation eval = engine.admit(policy.policy(), inputs.facts(before), PolicyInputs.fact(request));
@@ -67,7 +65,7 @@ final class RequestDecider {
         if (!eval.ok()) {
             WhyPending why = new WhyPending("POLICY_ERROR", null, "EVALUATION_FAILED",
                     "The active policy failed on this request: " + eval.errors(), 0, null, null);
-            return queue(before, next, store, request, isNew, why, request.priority(), version, now);
+            return queue(before, changes, request, isNew, why, request.priority(), version, now);
         }
         PriorityAssignment priority = eval.priorityOf(request.id()).orElse(null);
         int level = priority == null ? 0 : priority.priority();
@@ -81,8 +79,8 @@ final class RequestDecider {
             GpuRequest rejected = request.with(RequestState.REJECTED, level, null,
                     new WhyPending("POLICY", r.admission() == null ? null : r.admission().ruleName(), r.reasonCode(),
                             r.message(), 0, null, null), now);
-            save(store, next, rejected, isNew);
-            log(store, DecisionAction.REJECT, rejected, null, names(r.admission()), version, r.reasonCode(), r.message(), now);
+            save(changes, rejected, isNew);
+            log(changes, DecisionAction.REJECT, rejected, null, names(r.admission()), version, r.reasonCode(), r.message(), now);
             return new Outcome(rejected, null, Outcome.REJECTED, 0);
         }
         if (attempt instanceof Attempt.Placed p) {
@@ -94,12 +92,11 @@ final class RequestDecider {
                     request.kind(), level, preemptible, borrowed, request.gangSize() > 1 ? request.id() : null,
                     LeaseState.ACTIVE, shares, now, request.ttlSeconds() > 0 ? now.plusSeconds(request.ttlSeconds()) : null,
                     now, null);
-            store.put(lease, false);
-            next.lease(lease);
+            changes.insert(lease);
             GpuRequest placed = request.with(RequestState.PLACED, level, lease.id(), null, now);
-            save(store, next, placed, isNew);
+            save(changes, placed, isNew);
             List<String> rules = names(eval.admissionOf(request.id()).orElse(null), priority, p.quota());
-            log(store, DecisionAction.ADMIT, placed, lease.id(), rules, version, borrowed ? "PLACED_BORROWED" : "PLACED",
+            log(changes, DecisionAction.ADMIT, placed, lease.id(), rules, version, borrowed ? "PLACED_BORROWED" : "PLACED",
                     "Placed in pool " + p.pool() + " on " + describe(p.plan()) + " by " + p.plan().strategy()
                             + (borrowed ? "; borrowed beyond guarantee" : ""), now);
             return new Outcome(placed, lease, Outcome.PLACED, 0);
@@ -109,9 +106,7 @@ final class RequestDecider {
             for (PreemptionCandidate victim : p.victims()) {
                 Lease lease = before.lease(victim.leaseId()).orElseThrow();
                 Lease noticed = LeaseTransitions.notice(lease, deadline);
-                store.put(noticed, true);
-                next.lease(noticed);
-                DecisionLog.append(store, LoggedDecision.of(DecisionAction.NOTICE, request.id(), lease.id(),
+                changes.update(noticed).log(LoggedDecision.of(DecisionAction.NOTICE, request.id(), lease.id(),
                         lease.tenantId(), List.of(victim.ruleName()), version, victim.reasonCode(),
                         "Preempted for request " + request.id() + " (priority " + level + "): " + victim.message()
                                 + "; GPUs are taken at " + deadline), now);
@@ -119,13 +114,13 @@ final class RequestDecider {
             WhyPending why = new WhyPending(WhyPending.PREEMPTION_GRACE, p.victims().get(0).ruleName(),
                     p.victims().get(0).reasonCode(), p.victims().size() + " lease(s) preempted in pool " + p.pool()
                     + "; their grace period ends at " + deadline, 0, p.pool(), deadline, gate.wideSearchAt());
-            return queue(before, next, store, request, isNew, why, level, version, now);
+            return queue(before, changes, request, isNew, why, level, version, now);
         }
         WhyPending why = ((Attempt.Pending) attempt).why().withWideSearchAt(gate.wideSearchAt());
-        return queue(before, next, store, request, isNew, why, level, version, now);
+        return queue(before, changes, request, isNew, why, level, version, now);
     }
 
-    private Outcome queue(PoolSnapshot before, PoolSnapshotBuilder next, PoolStore store, GpuRequest request,
+    private Outcome queue(PoolSnapshot before, Changes changes, GpuRequest request,
                           boolean isNew, WhyPending why, int level, String version, Instant now) {
         GpuRequest queued = request.with(RequestState.QUEUED, level, null, why, now);
         boolean changed = isNew || !Objects.equals(stripTime(request.whyPending()), stripTime(why))
@@ -133,10 +128,10 @@ final class RequestDecider {
         // A new whole-pool search time alone is kept (it paces the next one) but is no new decision.
         boolean searched = !changed && !Objects.equals(wideSearchAt(request.whyPending()), why.wideSearchAt());
         if (changed || searched) {
-            save(store, next, queued, isNew);
+            save(changes, queued, isNew);
         }
         if (changed) {
-            log(store, DecisionAction.QUEUE, queued, null, why.ruleName() == null ? List.of() : List.of(why.ruleName()),
+            log(changes, DecisionAction.QUEUE, queued, null, why.ruleName() == null ? List.of() : List.of(why.ruleName()),
                     version, why.reasonCode(), why.message(), now);
         }
         int position = QueueOrder.position(before, queued);
@@ -160,14 +155,17 @@ final class RequestDecider {
                 w.pool(), w.until());
     }
 
-    private static void save(PoolStore store, PoolSnapshotBuilder next, GpuRequest request, boolean isNew) {
-        store.put(request, !isNew);
-        next.request(request);
+    private static void save(Changes changes, GpuRequest request, boolean isNew) {
+        if (isNew) {
+            changes.insert(request);
+        } else {
+            changes.update(request);
+        }
     }
 
-    private static void log(PoolStore store, DecisionAction action, GpuRequest r, String leaseId, List<String> rules,
+    private static void log(Changes changes, DecisionAction action, GpuRequest r, String leaseId, List<String> rules,
                             String version, String code, String message, Instant now) {
-        DecisionLog.append(store, LoggedDecision.of(action, r.id(), leaseId, r.tenantId(), rules, version, code, message), now);
+        changes.log(LoggedDecision.of(action, r.id(), leaseId, r.tenantId(), rules, version, code, message), now);
     }
 
     private static List<String> names(Decision... decisions) {

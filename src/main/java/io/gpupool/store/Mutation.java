@@ -1,14 +1,15 @@
 package io.gpupool.store;
 
 import io.gpupool.snapshot.PoolSnapshot;
-import io.gpupool.snapshot.PoolSnapshotBuilder;
 
 /**
  * One change of the pool model. It validates against {@code before} (throwing leaves everything
- * untouched), writes its rows through {@code store}, and records the same change in {@code next};
- * the {@link WorkingSet} publishes {@code next} only after the database transaction has committed.
+ * untouched) and states what changes through {@code changes}; the {@link WorkingSet} writes the
+ * rows that follow and publishes the new snapshot once the database transaction has committed.
+ * A mutation runs exactly once: nothing it states is written before its batch commits, and a batch
+ * that has to be committed again is committed from its rows.
  */
 @FunctionalInterface
 public interface Mutation<R> {
-    R apply(PoolSnapshot before, PoolSnapshotBuilder next, PoolStore store);
+    R apply(PoolSnapshot before, Changes changes);
 }

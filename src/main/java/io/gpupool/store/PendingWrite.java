@@ -1,12 +1,16 @@
 package io.gpupool.store;
 
+import io.gpupool.snapshot.PoolSnapshot;
+
+import java.util.List;
 import java.util.function.Function;
 
 /**
  * One caller's {@link Mutation} waiting in the group-commit queue, and the answer that caller gets.
  *
  * <p>The batch leader runs the mutation on its own thread and first <em>stages</em> the outcome (the
- * result, or the exception the mutation threw); only after the batch's transaction has committed
+ * result, or the exception the mutation threw), with the rows its changes imply and the snapshot
+ * after it; only after the batch's transaction has committed
  * (or failed) is the outcome <em>completed</em>, which wakes the caller. A waiting caller also
  * wakes when the previous leader offers it the turn to lead the next batch.
  */
@@ -19,6 +23,8 @@ final class PendingWrite<R> {
     private final Function<Object, ? extends Mutation<?>> then;
     private R stagedResult;
     private Throwable stagedFailure;
+    private List<RowBuffer> stagedRows = List.of();
+    private PoolSnapshot stagedAfter;
     private R result;
     private Throwable failure;
     private boolean done;
@@ -44,23 +50,34 @@ final class PendingWrite<R> {
         return then == null ? null : then.apply(firstResult);
     }
 
-    /** Leader only: the mutation ran and returned {@code value}; answered once the batch commits. */
-    void stage(Object value) {
+    /**
+     * Leader only: the mutation ran and returned {@code value}, its changes implying {@code rows}
+     * and the model {@code after}; answered once the batch commits.
+     */
+    void stage(Object value, List<RowBuffer> rows, PoolSnapshot after) {
         @SuppressWarnings("unchecked") R typed = (R) value;
         stagedResult = typed;
         stagedFailure = null;
+        stagedRows = rows;
+        stagedAfter = after;
     }
 
-    /** Leader only: the mutation threw; its writes were rolled back and its caller gets {@code e}. */
-    void stageFailure(Throwable e) {
+    /** Leader only: the mutation threw; nothing of it is written, the model stays {@code unchanged}, its caller gets {@code e}. */
+    void stageFailure(Throwable e, PoolSnapshot unchanged) {
         stagedResult = null;
         stagedFailure = e;
+        stagedRows = List.of();
+        stagedAfter = unchanged;
     }
 
-    /** The batch is replayed: what its first run staged no longer counts. */
-    void unstage() {
-        stagedResult = null;
-        stagedFailure = null;
+    /** The rows this write's commit writes (none when it failed). */
+    List<RowBuffer> stagedRows() {
+        return stagedRows;
+    }
+
+    /** The model after this write, to publish once it is committed. */
+    PoolSnapshot stagedAfter() {
+        return stagedAfter;
     }
 
     /** The batch committed: the caller gets what its mutation returned or threw. */
@@ -77,6 +94,15 @@ final class PendingWrite<R> {
      */
     synchronized void fail(Throwable batchFailure) {
         failure = stagedFailure != null ? stagedFailure : batchFailure;
+        finish();
+    }
+
+    /**
+     * The write cannot be committed as it ran: it saw the change of an earlier write of its batch
+     * that the database refused. Its caller gets {@code e}, whatever the mutation had staged.
+     */
+    synchronized void abandon(Throwable e) {
+        failure = e;
         finish();
     }
 

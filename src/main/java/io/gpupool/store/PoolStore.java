@@ -15,6 +15,7 @@ import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.snapshot.PoolSnapshotBuilder;
 import io.gpupool.domain.tenancy.Tenant;
 import io.micronaut.data.exceptions.DataAccessException;
+import io.gpupool.store.RowBuffer.Op;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 
@@ -28,12 +29,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Row-level reads and writes of the pool model. Callers run writes inside the {@link WorkingSet}'s
- * transaction; this class never decides anything, it only maps records to rows and back. A batch
- * of several writes gets a {@link #buffered} view: its hot rows (requests, leases, decision log,
- * usage) wait in a {@link RowBuffer} and reach the database in one statement per table and kind at
- * {@link #flush}; any other write or any read the buffer cannot answer flushes first, so order
- * and read-your-writes hold.
+ * Maps the pool model to rows and back; it never decides anything. Reads answer from the database
+ * (a write reads through its {@link Changes}, which sees the batch's unwritten rows first). Rows
+ * are written only by {@link #write}, at a batch's commit, from the rows its writes' changes imply.
  */
 @Singleton
 public class PoolStore {
@@ -47,26 +45,12 @@ public class PoolStore {
     private final LeaseRepository leases;
     private final LeaseShareRepository shares;
     private final GpuRequestRepository requests;
-    private final RowBuffer buffer; // null: the store of reads (hot rows are written only by a write batch)
-    private final Connection connection; // the batch's transaction, where the buffer is flushed; null without a buffer
-    private final EpochCheck epoch; // the batch's writer-epoch confirmation, sent with its first flush
+    private final FleetImportRepository imports;
 
     @Inject
     PoolStore(SiteRepository sites, ClusterRepository clusters, NodeRepository nodes, DeviceRepository devices,
               PoolRepository pools, TenantRepository tenants, QuotaRepository quotas, LeaseRepository leases,
-              LeaseShareRepository shares, GpuRequestRepository requests) {
-        this(sites, clusters, nodes, devices, pools, tenants, quotas, leases, shares, requests, null, null, null);
-    }
-
-    private PoolStore(PoolStore base, RowBuffer buffer, Connection connection, EpochCheck epoch) {
-        this(base.sites, base.clusters, base.nodes, base.devices, base.pools, base.tenants, base.quotas, base.leases,
-                base.shares, base.requests, buffer, connection, epoch);
-    }
-
-    private PoolStore(SiteRepository sites, ClusterRepository clusters, NodeRepository nodes, DeviceRepository devices,
-                      PoolRepository pools, TenantRepository tenants, QuotaRepository quotas, LeaseRepository leases,
-                      LeaseShareRepository shares, GpuRequestRepository requests, RowBuffer buffer,
-                      Connection connection, EpochCheck epoch) {
+              LeaseShareRepository shares, GpuRequestRepository requests, FleetImportRepository imports) {
         this.sites = sites;
         this.clusters = clusters;
         this.nodes = nodes;
@@ -77,66 +61,71 @@ public class PoolStore {
         this.leases = leases;
         this.shares = shares;
         this.requests = requests;
-        this.buffer = buffer;
-        this.connection = connection;
-        this.epoch = epoch;
+        this.imports = imports;
     }
 
     /**
-     * This store with its hot rows held in {@code buffer} until {@link #flush}, which writes them on
-     * {@code connection}, the batch's open transaction, its first flush carrying {@code epoch}'s
-     * read (one batch, writer thread only).
+     * Writes {@code batch}'s rows on {@code connection}, the open transaction: the model's records
+     * (inventory, tenancy, quotas, import records) one by one in the order stated, then the hot rows
+     * (requests, leases with their shares, decision log, usage) in one statement per table and kind,
+     * inserts before updates, in one round-trip on PostgreSQL carrying {@code epoch}'s read (see
+     * {@link HotRowWriter}). Hot rows only refer to model records, never the other way round, so
+     * the model's records go first.
      */
-    PoolStore buffered(RowBuffer buffer, Connection connection, EpochCheck epoch) {
-        return new PoolStore(this, buffer, connection, epoch);
-    }
-
-    /** Writes every held row, inserts before updates, in one round-trip on PostgreSQL (see {@link HotRowWriter}). */
-    void flush() {
-        if (buffer == null || buffer.isEmpty()) {
-            return;
+    void write(Connection connection, List<RowBuffer> batch, EpochCheck epoch) {
+        List<GpuRequest> requestInserts = new ArrayList<>();
+        List<GpuRequest> requestUpdates = new ArrayList<>();
+        List<Lease> leaseInserts = new ArrayList<>();
+        List<Lease> leaseUpdates = new ArrayList<>();
+        List<DecisionLogRow> decisions = new ArrayList<>();
+        List<UsageSampleRow> usage = new ArrayList<>();
+        for (RowBuffer rows : batch) {
+            for (Op op : rows.ops()) {
+                switch (op.kind()) {
+                    case SITE -> upsert(sites, SiteRow.of((Site) op.row()), op.exists());
+                    case CLUSTER -> upsert(clusters, ClusterRow.of((Cluster) op.row()), op.exists());
+                    case NODE -> upsert(nodes, NodeRow.of((Node) op.row()), op.exists());
+                    case DEVICE -> upsert(devices, DeviceRow.of((Device) op.row()), op.exists());
+                    case POOL -> upsert(pools, PoolRow.of((Pool) op.row()), op.exists());
+                    case TENANT -> upsert(tenants, TenantRow.of((Tenant) op.row()), op.exists());
+                    case QUOTA -> upsert(quotas, QuotaRow.of((Quota) op.row()), op.exists());
+                    case QUOTA_DELETE -> quotas.deleteById((String) op.row());
+                    case FLEET_IMPORT -> imports.save((FleetImportRow) op.row());
+                    case REQUEST_INSERT -> requestInserts.add((GpuRequest) op.row());
+                    case REQUEST_UPDATE -> requestUpdates.add((GpuRequest) op.row());
+                    case LEASE_INSERT -> leaseInserts.add((Lease) op.row());
+                    case LEASE_UPDATE -> leaseUpdates.add((Lease) op.row());
+                    case DECISION -> decisions.add((DecisionLogRow) op.row());
+                    case USAGE -> usage.add((UsageSampleRow) op.row());
+                }
+            }
         }
-        RowBuffer.Rows rows = buffer.drain();
         try {
             new HotRowWriter()
-                    .insert(HotTables.REQUEST, rows.requestInserts().stream().map(GpuRequestRow::of).toList())
-                    .insert(HotTables.LEASE, rows.leaseInserts().stream().map(LeaseRow::of).toList())
-                    .insert(HotTables.SHARE, rows.leaseInserts().stream()
+                    .insert(HotTables.REQUEST, requestInserts.stream().map(GpuRequestRow::of).toList())
+                    .insert(HotTables.LEASE, leaseInserts.stream().map(LeaseRow::of).toList())
+                    .insert(HotTables.SHARE, leaseInserts.stream()
                             .flatMap(l -> l.shares().stream().map(s -> LeaseShareRow.of(l.id(), s))).toList())
-                    .update(HotTables.REQUEST, rows.requestUpdates().stream().map(GpuRequestRow::of).toList())
-                    .update(HotTables.LEASE, rows.leaseUpdates().stream().map(LeaseRow::of).toList())
-                    .insert(HotTables.DECISION, rows.decisions())
-                    .insert(HotTables.USAGE, rows.usage())
+                    .update(HotTables.REQUEST, requestUpdates.stream().map(GpuRequestRow::of).toList())
+                    .update(HotTables.LEASE, leaseUpdates.stream().map(LeaseRow::of).toList())
+                    .insert(HotTables.DECISION, decisions)
+                    .insert(HotTables.USAGE, usage)
                     .run(connection, epoch);
         } catch (SQLException e) {
             throw new DataAccessException("Writing the batch's rows failed: " + e.getMessage(), e);
         }
     }
 
-    /** Before a mutation reads rows through something other than this store: they then see every row written so far. */
-    public void beforeOutsideRead() {
-        flush();
-    }
-
-    /**
-     * Before a mutation writes a row through something other than this store: keeps row order, and
-     * marks the running write as having rows in the database (a refusal then replays the batch).
-     */
-    public void beforeOutsideWrite() {
-        direct();
-    }
-
-    /** Before a write that bypasses the buffer: keep row order, and mark the running write as in the database. */
-    private void direct() {
-        if (buffer != null) {
-            flush();
-            buffer.exposeRunningWrite();
+    private static <R> void upsert(io.micronaut.data.repository.CrudRepository<R, ?> repository, R row, boolean exists) {
+        if (exists) {
+            repository.update(row);
+        } else {
+            repository.save(row);
         }
     }
 
     /** Reads the whole model; only leases that hold devices are loaded. */
     PoolSnapshot load(long version, Instant now) {
-        flush();
         PoolSnapshotBuilder b = PoolSnapshot.builder().version(version).takenAt(now);
         sites.findAll().forEach(r -> b.site(r.toSite()));
         clusters.findAll().forEach(r -> b.cluster(r.toCluster()));
@@ -158,56 +147,20 @@ public class PoolStore {
         return b.build();
     }
 
-    public void put(Site s, boolean exists) { direct(); if (exists) sites.update(SiteRow.of(s)); else sites.save(SiteRow.of(s)); }
-    public void put(Cluster c, boolean exists) { direct(); if (exists) clusters.update(ClusterRow.of(c)); else clusters.save(ClusterRow.of(c)); }
-    public void put(Node n, boolean exists) { direct(); if (exists) nodes.update(NodeRow.of(n)); else nodes.save(NodeRow.of(n)); }
-    public void put(Device d, boolean exists) { direct(); if (exists) devices.update(DeviceRow.of(d)); else devices.save(DeviceRow.of(d)); }
-    public void put(Pool p, boolean exists) { direct(); if (exists) pools.update(PoolRow.of(p)); else pools.save(PoolRow.of(p)); }
-    public void put(Tenant t, boolean exists) { direct(); if (exists) tenants.update(TenantRow.of(t)); else tenants.save(TenantRow.of(t)); }
-    public void put(Quota q, boolean exists) { direct(); if (exists) quotas.update(QuotaRow.of(q)); else quotas.save(QuotaRow.of(q)); }
-
-    public void deleteQuota(String key) {
-        direct();
-        quotas.deleteById(key);
-    }
-
-    public void put(GpuRequest request, boolean exists) {
-        held().request(request, exists);
-    }
-
     public Optional<GpuRequest> findRequest(String id) {
-        if (buffer != null) {
-            Optional<GpuRequest> held = buffer.request(id);
-            if (held.isPresent()) {
-                return held;
-            }
-        }
         return requests.findById(id).map(GpuRequestRow::toRequest);
     }
 
     public Optional<GpuRequest> findRequest(String tenantId, String idempotencyKey) {
-        if (buffer != null) {
-            Optional<GpuRequest> held = buffer.request(tenantId, idempotencyKey);
-            if (held.isPresent()) {
-                return held;
-            }
-        }
         return requests.findByTenantIdAndIdempotencyKey(tenantId, idempotencyKey).map(GpuRequestRow::toRequest);
     }
 
     /** Any lease, held or ended, with its shares. */
     public Optional<Lease> findLease(String id) {
-        if (buffer != null) {
-            Optional<Lease> held = buffer.lease(id);
-            if (held.isPresent()) {
-                return held;
-            }
-        }
         return leases.findById(id).map(r -> r.toLease(shares.findByLeaseId(id).stream().map(LeaseShareRow::toShare).toList()));
     }
 
     public List<Lease> findLeases(String tenantId, String state) {
-        flush();
         List<LeaseRow> rows = tenantId == null ? (state == null ? iterable(leases.findAll()) : leases.findByStateInList(List.of(state)))
                 : leases.findByTenantId(tenantId).stream().filter(r -> state == null || state.equals(r.state())).toList();
         Map<String, List<DeviceShare>> byLease = new HashMap<>();
@@ -225,24 +178,4 @@ public class PoolStore {
         return list;
     }
 
-    public void append(DecisionLogRow entry) {
-        held().decision(entry);
-    }
-
-    public void append(UsageSampleRow sample) {
-        held().usage(sample);
-    }
-
-    /** Inserts a new lease with its shares, or updates an existing lease's state and times. */
-    public void put(Lease lease, boolean exists) {
-        held().lease(lease, exists);
-    }
-
-    /** The batch's buffer: hot rows are only ever written by a write batch, which always has one. */
-    private RowBuffer held() {
-        if (buffer == null) {
-            throw new IllegalStateException("requests, leases, decisions and usage are written inside WorkingSet.write");
-        }
-        return buffer;
-    }
 }

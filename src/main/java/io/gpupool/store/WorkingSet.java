@@ -1,5 +1,6 @@
 package io.gpupool.store;
 
+import io.gpupool.problem.ProblemException;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Value;
@@ -29,9 +30,9 @@ import java.util.function.Function;
  *
  * <p>Group commit: callers queue their mutation; whichever caller holds the writer lock (the
  * leader) runs up to {@code gpupool.writer.max-batch} queued mutations in one transaction, each on
- * a builder chained from the previous one, their rows buffered and written in one statement per table and kind
- * ({@link WriteBatch}), commits
- * once, publishes the last snapshot and answers every caller of the batch. One commit (one fsync)
+ * changes of their own chained from the previous one ({@link Changes}), writes the rows all their
+ * changes imply (in one statement per table and kind for the hot ones), commits once, publishes the
+ * last snapshot and answers every caller of the batch. One commit (one fsync)
  * thus serves many writes. There is no writer thread: waiting callers are woken when answered, or
  * when offered the turn to lead the next batch.
  * See docs/architecture.md, "Memory and database".
@@ -168,42 +169,102 @@ public class WorkingSet {
     /** Applies, commits, publishes, then answers every caller of the batch — in that order. */
     private void commit(WriteBatch batch) {
         PoolSnapshot published = current.get();
-        PoolSnapshot last;
         running = batch;
         try {
-            last = tx.executeWrite(status -> {
-                EpochCheck epoch = new EpochCheck(lock); // still the writer, until this commits
-                PoolSnapshot applied = batch.apply(status.getConnection(), published, epoch);
-                epoch.beforeCommit(status.getConnection());
-                return applied;
+            tx.executeWrite(status -> {
+                batch.apply(published);
+                writeRows(status.getConnection(), batch.rows());
+                return null;
             });
-        } catch (ReplayInParts replay) {
-            // Rolled back; again in parts, each in a transaction of its own, until a failure stays its own.
+        } catch (RowsRefused refused) {
             running = null;
-            if (lock.lostReason() != null) {
-                // Not a write's own failure: this instance is no longer the writer. Nothing to replay.
-                batch.writes().forEach(w -> w.fail(replay.getCause()));
+            if (batch.writes().size() == 1 || lock.lostReason() != null) {
+                batch.writes().forEach(w -> w.fail(refused.getCause()));
                 return;
             }
-            LOG.warn("Write batch of {} rolled back and replayed in parts: {}", batch.writes().size(),
-                    String.valueOf(replay.getCause()));
-            batch.writes().forEach(PendingWrite::unstage);
-            for (List<PendingWrite<?>> part : replay.parts(batch.writes())) {
-                commit(new WriteBatch(part, store, clock, () -> ++lastVersion));
-            }
+            // The database refused some write's rows, or a read failed and left the transaction
+            // unusable. Rolled back; the rows are committed again, in parts, until the refused write
+            // is found. No mutation runs again: every write is committed exactly as it ran, or not at all.
+            LOG.warn("Write batch of {} rolled back; its rows are committed again in parts: {}", batch.writes().size(),
+                    String.valueOf(refused.getCause()));
+            int committed = commitInParts(batch.writes());
+            batch.writes().subList(Math.min(committed + 1, batch.writes().size()), batch.writes().size())
+                    .forEach(w -> w.abandon(notCommitted(refused.getCause())));
             return;
         } catch (Throwable failure) {
-            // Rolled back: nothing of the batch is in the database, so nothing is published.
+            // An Error in a mutation, a failed commit, or this instance is no longer the writer: rolled
+            // back, nothing of the batch is in the database, so nothing is published.
             batch.writes().forEach(w -> w.fail(failure));
             return;
         } finally {
             running = null;
         }
-        if (last != published) {
+        publish(batch.writes());
+    }
+
+    /** Writes {@code rows} in the open transaction, then confirms the writer epoch; a refused row throws {@link RowsRefused}. */
+    private void writeRows(Connection connection, List<RowBuffer> rows) {
+        EpochCheck epoch = new EpochCheck(lock); // still the writer, until this commits
+        try {
+            store.write(connection, rows, epoch);
+        } catch (RuntimeException e) {
+            throw new RowsRefused(e);
+        }
+        epoch.beforeCommit(connection);
+    }
+
+    /** The database refused a batch's rows (rolled back): which write's, committing them in parts tells. */
+    private static final class RowsRefused extends RuntimeException {
+        RowsRefused(RuntimeException cause) {
+            super(cause);
+        }
+    }
+
+    /**
+     * Commits the staged rows of {@code writes} in order, a transaction per part, halving a part the
+     * database refuses down to the one write it refuses, which fails with the database's error.
+     * Returns how many writes from the front were committed (and answered): the write at that index,
+     * if any, failed, and those after it ran on its change, so they cannot be committed as they ran.
+     */
+    private int commitInParts(List<PendingWrite<?>> writes) {
+        Throwable refusal;
+        try {
+            tx.executeWrite(status -> {
+                List<RowBuffer> rows = new ArrayList<>();
+                writes.forEach(w -> rows.addAll(w.stagedRows()));
+                writeRows(status.getConnection(), rows);
+                return null;
+            });
+            publish(writes);
+            return writes.size();
+        } catch (RowsRefused e) {
+            refusal = e.getCause();
+        } catch (Throwable e) {
+            writes.get(0).fail(e); // the commit itself failed: the part's first write answers for it
+            return 0;
+        }
+        if (writes.size() == 1 || lock.lostReason() != null) {
+            writes.get(0).fail(refusal);
+            return 0;
+        }
+        int half = writes.size() / 2;
+        int committed = commitInParts(writes.subList(0, half));
+        return committed < half ? committed : half + commitInParts(writes.subList(half, writes.size()));
+    }
+
+    /** Committed: publishes the model after the last of {@code writes}, then answers each. */
+    private void publish(List<PendingWrite<?>> writes) {
+        PoolSnapshot last = writes.get(writes.size() - 1).stagedAfter();
+        if (last != current.get()) {
             current.set(last);
         }
         committedBatches++;
-        batch.writes().forEach(PendingWrite::complete);
+        writes.forEach(PendingWrite::complete);
+    }
+
+    private static ProblemException notCommitted(Throwable cause) {
+        return new ProblemException(503, "Not committed", "This write ran on the change of another write that the "
+                + "database refused (" + cause.getMessage() + "); nothing of it was stored. Retry it.", List.of());
     }
 
     /** Writes waiting for a leader (tests, diagnostics). */

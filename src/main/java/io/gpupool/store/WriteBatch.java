@@ -1,31 +1,21 @@
 package io.gpupool.store;
 
-import io.gpupool.problem.ProblemException;
 import io.gpupool.snapshot.PoolSnapshot;
-import io.gpupool.snapshot.PoolSnapshotBuilder;
 
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongSupplier;
 
 /**
- * Runs a batch of queued mutations one after another inside the caller's (the leader's) single
- * database transaction. Run on the leader's thread, under the working set's writer lock.
+ * Runs a batch of queued mutations one after another, on the leader's thread, under the working
+ * set's writer lock, inside the batch's database transaction (their reads see it).
  *
  * <p>Each mutation gets, as {@code before}, the snapshot built from the previous successful
- * mutation of the batch (or the published snapshot for the first), and a fresh builder from it, so
- * it sees every earlier mutation's result in memory. Its rows go to a {@link RowBuffer} shared by
- * the batch and reach the database in one statement per table and kind before the commit; point reads are
- * answered from the buffer, and anything else flushes it first, so a mutation also sees the
- * earlier ones' rows. When a mutation refuses (a {@link ProblemException}), its buffered rows and its
- * builder are dropped and the batch continues. When a failure cannot be confined that way (its rows
- * already reached the database, or it failed otherwise, perhaps on a statement) or the flush fails,
- * the batch is rolled back and replayed in parts
- * ({@link ReplayInParts}), which isolates the failure without a savepoint per write. Mutations are
- * therefore written to be safe to run twice: they derive everything from {@code before}, the
- * store and the clock, and act outside the model only after their write returns.
+ * mutation of the batch (or the published snapshot for the first), and {@link Changes} of its own,
+ * whose reads see every earlier write's rows. What it states there stays data until the whole batch
+ * has run: then the working set writes the rows of every successful write in one go and commits.
+ * A mutation that throws is simply left out: nothing of it was written, and the batch goes on.
  *
  * <p>Outcomes are only staged here; the working set answers the callers after the commit.
  */
@@ -34,21 +24,11 @@ final class WriteBatch {
     private final PoolStore store;
     private final Clock clock;
     private final LongSupplier nextVersion;
-    private Running running;
-
-    /** The mutation being applied, for a nested {@code write} from inside it. */
-    private static final class Running {
-        final PoolSnapshot before;
-        final PoolSnapshotBuilder next;
-        final PoolStore store;
-        RuntimeException nestedFailure;
-
-        Running(PoolSnapshot before, PoolSnapshotBuilder next, PoolStore store) {
-            this.before = before;
-            this.next = next;
-            this.store = store;
-        }
-    }
+    /** The rows of every write staged so far, in order; what later writes read through. */
+    private final List<RowBuffer> rows = new ArrayList<>();
+    private Changes running;
+    private RuntimeException nestedFailure;
+    private boolean applied;
 
     /**
      * @param nextVersion hands out snapshot versions that are never reused, even when a batch fails:
@@ -66,55 +46,40 @@ final class WriteBatch {
         return writes;
     }
 
+    /** The rows the batch's successful writes imply, in order. */
+    List<RowBuffer> rows() {
+        return rows;
+    }
+
+    /** Whether every mutation has run (an {@link Error} in one aborts the batch before). */
+    boolean applied() {
+        return applied;
+    }
+
     /**
-     * Applies every mutation on {@code connection} (the open transaction) starting from
-     * {@code published}; returns the snapshot after the last successful one ({@code published}
-     * itself when none changed anything). Throws only when the batch as a whole must not commit.
+     * Runs every mutation starting from {@code published}; returns the snapshot after the last
+     * successful one ({@code published} itself when none changed anything).
      */
-    PoolSnapshot apply(Connection connection, PoolSnapshot published, EpochCheck epoch) throws SQLException {
-        // The batch's writes share a row buffer: their rows go out in one statement per table and
-        // kind at the end, not one round-trip per row, and a failing write's rows are simply dropped.
-        // A batch of one has no one to spare: its failure rolls the whole transaction back.
-        boolean alone = writes.size() == 1;
-        RowBuffer buffer = new RowBuffer();
-        PoolStore rows = store.buffered(buffer, connection, epoch);
+    PoolSnapshot apply(PoolSnapshot published) {
         PoolSnapshot before = published;
-        for (int index = 0; index < writes.size(); index++) {
-            PendingWrite<?> write = writes.get(index);
-            buffer.beginWrite();
+        for (PendingWrite<?> write : writes) {
+            int mark = rows.size();
             try {
-                Stepped first = step(write.mutation(), before, rows);
+                Stepped first = step(write.mutation(), before);
                 // A write of two steps: the second sees the first's change as its before, with nothing
                 // in between, and both are staged as one write: they commit or fail together.
                 Mutation<?> then = write.then(first.result());
-                Stepped last = then == null ? first : step(then, first.after(), rows);
+                Stepped last = then == null ? first : step(then, first.after());
                 before = last.after();
-                write.stage(last.result());
+                write.stage(last.result(), List.copyOf(rows.subList(mark, rows.size())), before);
             } catch (RuntimeException e) {
-                // A refusal or a failed statement: only this write fails. An Error is not caught here:
-                // it aborts the whole batch (rolled back, every caller gets it), as it would any write.
-                write.stageFailure(e);
-                if (alone) {
-                    throw e;
-                }
-                // A refusal leaves nothing behind but its buffered rows. Anything else may be a failed
-                // statement (on PostgreSQL the transaction then refuses every further one), and rows
-                // already flushed or written directly cannot be dropped: roll back and replay.
-                if (!(e instanceof ProblemException) || !buffer.discardWrite()) {
-                    throw new ReplayInParts(e, index);
-                }
-            } finally {
-                running = null;
+                // Only this write fails; its rows go with it. An Error is not caught here: it aborts
+                // the whole batch (every caller gets it), as it would any write.
+                rows.subList(mark, rows.size()).clear();
+                write.stageFailure(e, before);
             }
         }
-        try {
-            rows.flush();
-        } catch (RuntimeException e) {
-            if (alone) {
-                throw e;
-            }
-            throw new ReplayInParts(e, -1); // which write's row failed is found by halving the batch
-        }
+        applied = true;
         return before;
     }
 
@@ -122,36 +87,42 @@ final class WriteBatch {
     }
 
     /** Applies one mutation to {@code before}; the snapshot after it is {@code before} itself when it changed nothing. */
-    private Stepped step(Mutation<?> mutation, PoolSnapshot before, PoolStore rows) {
-        PoolSnapshotBuilder next = before.toBuilder();
-        Running current = new Running(before, next, rows);
-        running = current;
-        Object result = mutation.apply(before, next, rows);
-        if (current.nestedFailure != null) {
-            throw current.nestedFailure; // a nested write failed and the mutation swallowed it
+    private Stepped step(Mutation<?> mutation, PoolSnapshot before) {
+        Changes changes = new Changes(before, rows, store);
+        running = changes;
+        nestedFailure = null;
+        Object result;
+        try {
+            result = mutation.apply(before, changes);
+            if (nestedFailure != null) {
+                throw nestedFailure; // a nested write failed and the mutation swallowed it
+            }
+        } finally {
+            running = null;
         }
+        rows.add(changes.rows());
         // An unchanged model keeps its version, so caches keyed by version (policy facts, capacity
         // view, backfill reservation) survive no-op writes such as queue retries.
-        return new Stepped(next.changed() ? next.version(nextVersion.getAsLong()).takenAt(clock.instant()).build() : before,
-                result);
+        return new Stepped(changes.changedModel()
+                ? changes.builder().version(nextVersion.getAsLong()).takenAt(clock.instant()).build() : before, result);
     }
 
     /**
      * A {@code write} called from inside a running mutation (same thread, writer lock held). It runs
-     * inline as part of that mutation — same {@code before}, same builder, same rows — so its
-     * changes commit or roll back with the enclosing mutation. If it throws, the enclosing mutation
-     * fails with that exception even if it catches it, because the nested rows may be half written.
+     * inline as part of that mutation — same {@code before}, same changes — so it commits or fails
+     * with the enclosing mutation. If it throws, the enclosing mutation fails with that exception
+     * even if it catches it, because the nested changes may be half stated.
      */
     <R> R nested(Mutation<R> mutation) {
-        Running outer = running;
+        Changes outer = running;
         if (outer == null) {
             throw new IllegalStateException("WorkingSet.write called by the writer thread outside a mutation");
         }
         try {
-            return mutation.apply(outer.before, outer.next, outer.store);
+            return mutation.apply(outer.before(), outer);
         } catch (RuntimeException e) {
-            if (outer.nestedFailure == null) {
-                outer.nestedFailure = e;
+            if (nestedFailure == null) {
+                nestedFailure = e;
             }
             throw e;
         }

@@ -1,34 +1,40 @@
 package io.gpupool.tenant;
 
-import io.gpupool.domain.tenancy.Tenant;
 import io.gpupool.auth.Caller;
-import io.gpupool.fleet.FleetDocument;
-import io.gpupool.fleet.FleetDocument.TenantSpec;
-import io.gpupool.fleet.FleetImporter;
+import io.gpupool.domain.tenancy.Tenant;
+import io.gpupool.problem.FieldChecks;
 import io.gpupool.problem.ProblemException;
 import io.gpupool.snapshot.PoolSnapshot;
+import io.gpupool.store.ContentHash;
+import io.gpupool.store.WorkingSet;
 import jakarta.inject.Singleton;
 
+import java.time.Clock;
 import java.util.Comparator;
 import java.util.List;
 
-/** Creates, updates and lists tenants; writes go through the fleet importer so validation is shared. */
+/**
+ * Creates, updates and lists tenants. Checked by {@link TenantTree}, the same rules a fleet
+ * document's tenants follow; each change is recorded with who made it, as an import is.
+ */
 @Singleton
 public class TenantService {
-    private final FleetImporter importer;
+    private final WorkingSet workingSet;
+    private final Clock clock;
 
-    TenantService(FleetImporter importer) {
-        this.importer = importer;
+    TenantService(WorkingSet workingSet, Clock clock) {
+        this.workingSet = workingSet;
+        this.clock = clock;
     }
 
     public List<Tenant> visibleTo(Caller caller) {
-        PoolSnapshot snapshot = importer.current();
+        PoolSnapshot snapshot = workingSet.current();
         return snapshot.tenants().values().stream().filter(t -> caller.reaches(t.id(), snapshot))
                 .sorted(Comparator.comparing(Tenant::id)).toList();
     }
 
     public Tenant get(String id, Caller caller) {
-        PoolSnapshot snapshot = importer.current();
+        PoolSnapshot snapshot = workingSet.current();
         Tenant tenant = snapshot.tenant(id).orElseThrow(() -> ProblemException.notFound("tenant", id));
         caller.requireReach(id, snapshot);
         return tenant;
@@ -36,12 +42,11 @@ public class TenantService {
 
     public Tenant create(TenantSpec spec, Caller caller) {
         require(spec);
-        importer.importDocument(document(spec), "api:create-tenant", caller.principal(), before -> {
+        return save(spec, "api:create-tenant", caller, before -> {
             if (before.tenant(spec.id()).isPresent()) {
                 throw ProblemException.conflict("Tenant '" + spec.id() + "' already exists");
             }
         });
-        return importer.current().tenant(spec.id()).orElseThrow();
     }
 
     public Tenant update(String id, TenantSpec spec, Caller caller) {
@@ -49,21 +54,35 @@ public class TenantService {
         if (!id.equals(spec.id())) {
             throw ProblemException.invalid("The body's id '" + spec.id() + "' differs from the path's '" + id + "'");
         }
-        importer.importDocument(document(spec), "api:update-tenant", caller.principal(), before -> {
+        return save(spec, "api:update-tenant", caller, before -> {
             if (before.tenant(id).isEmpty()) {
                 throw ProblemException.notFound("tenant", id);
             }
         });
-        return importer.current().tenant(id).orElseThrow();
+    }
+
+    private Tenant save(TenantSpec spec, String source, Caller caller, java.util.function.Consumer<PoolSnapshot> precondition) {
+        return workingSet.write((before, changes) -> {
+            precondition.accept(before);
+            FieldChecks check = new FieldChecks();
+            List<TenantSpec> specs = List.of(spec);
+            Tenant tenant = TenantTree.resolve(specs, before.tenants(),
+                    check.ids("tenants", specs.stream().map(TenantSpec::id).toList(), before.tenants().keySet()),
+                    check).get(0);
+            check.throwIfAny("The tenant was not saved");
+            boolean created = before.tenant(tenant.id()).isEmpty();
+            if (!tenant.equals(before.tenant(tenant.id()).orElse(null))) {
+                changes.put(tenant);
+            }
+            changes.recordImport(source, ContentHash.of(spec.toString()), caller.principal(), clock.instant(),
+                    "{\"tenants\":{\"created\":" + (created ? 1 : 0) + ",\"updated\":" + (created ? 0 : 1) + "}}");
+            return tenant;
+        });
     }
 
     private static void require(TenantSpec spec) {
         if (spec == null) {
             throw ProblemException.invalid("A tenant body is required");
         }
-    }
-
-    private static FleetDocument document(TenantSpec spec) {
-        return new FleetDocument(null, null, null, null, List.of(spec), null);
     }
 }

@@ -123,7 +123,7 @@ class ConcurrentRequestsInvariantTest {
 
     @Test
     void noGpuIsOverBookedNoQuotaIsExceededAndEveryRequestIsAccountedFor() {
-        List<String> broken = workingSet.write((before, next, store) -> {
+        List<String> broken = workingSet.write((before, changes) -> {
             try {
                 return PoolInvariants.violations(tx.getConnection());
             } catch (SQLException e) {
@@ -172,7 +172,7 @@ class ConcurrentRequestsInvariantTest {
     @Test
     void theInMemorySnapshotHoldsTheSameLeasesAndQueueAsTheDatabase() {
         // Compared under the writer lock, so no scheduler pass can commit between the two reads.
-        Object[] both = workingSet.write((before, next, store) -> {
+        Object[] both = workingSet.write((before, changes) -> {
             try {
                 return new Object[]{PoolInvariants.held(tx.getConnection()), before};
             } catch (SQLException e) {

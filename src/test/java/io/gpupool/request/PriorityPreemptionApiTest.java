@@ -140,7 +140,7 @@ class PriorityPreemptionApiTest {
         try {
             CountDownLatch holding = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
-            Future<Object> blocker = threads.submit(() -> workingSet.write((before, next, store) -> {
+            Future<Object> blocker = threads.submit(() -> workingSet.write((before, changes) -> {
                 holding.countDown();
                 awaitQuietly(release);
                 return null;

@@ -1,5 +1,7 @@
 package io.gpupool.store;
 
+import io.gpupool.domain.decision.DecisionAction;
+import io.gpupool.domain.decision.LoggedDecision;
 import io.gpupool.domain.lease.Lease;
 import io.gpupool.domain.lease.LeaseState;
 import io.gpupool.domain.lease.WorkloadKind;
@@ -22,10 +24,11 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A batch of several writes buffers its hot rows (requests, leases, decision log) and writes them in
- * one statement per table and kind before the commit. The buffer must be invisible to the mutations: each still
- * sees what earlier ones wrote, a refused write leaves no row, and a row the database refuses fails
- * only the write that made it.
+ * A batch of several writes holds their rows (requests, leases, decision log) and writes them in
+ * one statement per table and kind at the commit. That must be invisible to the mutations: each
+ * still reads what earlier ones wrote, a refused write leaves no row, and a row the database refuses
+ * fails the write that made it; the writes before it commit, and those after it, which ran on its
+ * change, answer 503 to be retried.
  */
 @DatabaseTest
 class BufferedBatchTest extends WriterHarnessTest {
@@ -38,13 +41,9 @@ class BufferedBatchTest extends WriterHarnessTest {
         requestRows = harness.ctx.getBean(GpuRequestRepository.class);
         leaseRows = harness.ctx.getBean(LeaseRepository.class);
         harness.freshWriter();
-        harness.workingSet.write((before, next, store) -> {
-            Tenant tenant = new Tenant("buffered", "buffered", null, null);
-            store.put(tenant, before.tenant("buffered").isPresent());
-            next.tenant(tenant);
-            Pool pool = new Pool("buffered-pool", "buffered-pool", PoolTier.DEV_SHARED, "spread", true, null);
-            store.put(pool, before.pool("buffered-pool").isPresent());
-            next.pool(pool);
+        harness.workingSet.write((before, changes) -> {
+            changes.put(new Tenant("buffered", "buffered", null, null))
+                    .put(new Pool("buffered-pool", "buffered-pool", PoolTier.DEV_SHARED, "spread", true, null));
             return null;
         });
         harness.stopThreads();
@@ -57,9 +56,9 @@ class BufferedBatchTest extends WriterHarnessTest {
 
         List<CompletableFuture<String>> answers = harness.runAsOneBatch(List.of(
                 submit("kept-1", null),
-                (before, next, store) -> {
-                    submit("dropped", null).apply(before, next, store);
-                    store.put(lease("dropped-lease", "dropped"), false);
+                (before, changes) -> {
+                    submit("dropped", null).apply(before, changes);
+                    changes.insert(lease("dropped-lease", "dropped"));
                     throw refusal;
                 },
                 submit("kept-2", null)));
@@ -78,16 +77,16 @@ class BufferedBatchTest extends WriterHarnessTest {
     @Test
     void aWriteSeesTheRequestsAndLeasesAnEarlierWriteOfItsBatchBuffered() throws Exception {
         List<CompletableFuture<String>> answers = harness.runAsOneBatch(List.of(
-                (before, next, store) -> {
-                    submit("seen", "key-seen").apply(before, next, store);
-                    store.put(lease("seen-lease", "seen"), false);
+                (before, changes) -> {
+                    submit("seen", "key-seen").apply(before, changes);
+                    changes.insert(lease("seen-lease", "seen"));
                     return "written";
                 },
-                (before, next, store) -> {
-                    GpuRequest byId = store.findRequest("seen").orElseThrow();
-                    GpuRequest byKey = store.findRequest("buffered", "key-seen").orElseThrow();
-                    Lease lease = store.findLease("seen-lease").orElseThrow();
-                    store.put(byId.with(RequestState.PLACED, 0, lease.id(), null, NOW), true);
+                (before, changes) -> {
+                    GpuRequest byId = changes.findRequest("seen").orElseThrow();
+                    GpuRequest byKey = changes.findRequest("buffered", "key-seen").orElseThrow();
+                    Lease lease = changes.findLease("seen-lease").orElseThrow();
+                    changes.update(byId.with(RequestState.PLACED, 0, lease.id(), null, NOW));
                     return byKey.id() + " " + lease.state();
                 }));
 
@@ -98,7 +97,7 @@ class BufferedBatchTest extends WriterHarnessTest {
     }
 
     @Test
-    void aRowTheDatabaseRefusesAtTheFlushFailsOnlyTheWriteThatMadeIt() throws Exception {
+    void aRowTheDatabaseRefusesAtTheCommitFailsTheWriteThatMadeItAndTheWritesAfterItAreRetriable() throws Exception {
         harness.workingSet.write(submit("first-with-key", "taken"));
 
         List<CompletableFuture<String>> answers = harness.runAsOneBatch(List.of(
@@ -108,23 +107,27 @@ class BufferedBatchTest extends WriterHarnessTest {
 
         assertThat(answers.get(0).get(10, TimeUnit.SECONDS)).isEqualTo("before-duplicate");
         assertThat(WriterHarness.failureOf(answers.get(1))).isNotInstanceOf(ProblemException.class);
-        assertThat(answers.get(2).get(10, TimeUnit.SECONDS)).isEqualTo("after-duplicate");
+        assertThat(WriterHarness.failureOf(answers.get(2))).as("ran on the refused write's change")
+                .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.status()).isEqualTo(503));
         assertThat(requestRows.existsById("before-duplicate")).isTrue();
-        assertThat(requestRows.existsById("after-duplicate")).isTrue();
         assertThat(requestRows.existsById("duplicate-key")).isFalse();
-        assertThat(harness.workingSet.current().queued()).containsKeys("before-duplicate", "after-duplicate")
-                .doesNotContainKey("duplicate-key");
+        assertThat(requestRows.existsById("after-duplicate")).isFalse();
+        assertThat(harness.workingSet.current().queued()).containsKey("before-duplicate")
+                .doesNotContainKeys("duplicate-key", "after-duplicate");
+
+        harness.workingSet.write(submit("after-duplicate", null)); // the retry the 503 asks for
+        assertThat(requestRows.existsById("after-duplicate")).isTrue();
     }
 
     @Test
-    void aWriteThatFailsOtherwiseThanByRefusingIsReplayedAloneAndTheOthersStillShareCommits() throws Exception {
+    void aWriteThatFailsOtherwiseThanByRefusingFailsAloneAndTheOthersStillShareOneCommit() throws Exception {
         IllegalStateException bug = new IllegalStateException("a bug, not a refusal");
         long batchesBefore = harness.workingSet.committedBatches();
 
         List<CompletableFuture<String>> answers = harness.runAsOneBatch(List.of(
                 submit("part-1", null), submit("part-2", null),
-                (before, next, store) -> {
-                    submit("broken", null).apply(before, next, store);
+                (before, changes) -> {
+                    submit("broken", null).apply(before, changes);
                     throw bug;
                 },
                 submit("part-3", null), submit("part-4", null)));
@@ -136,17 +139,16 @@ class BufferedBatchTest extends WriterHarnessTest {
         assertThat(requestRows.existsById("broken")).isFalse();
         assertThat(List.of("part-1", "part-2", "part-3", "part-4")).allMatch(requestRows::existsById);
         assertThat(harness.workingSet.committedBatches() - batchesBefore)
-                .as("the blocker's batch, the two writes before the broken one, the two after it").isEqualTo(3);
+                .as("the blocker's batch and this one: nothing to replay").isEqualTo(2);
     }
 
     /** Queues a request (row, snapshot and decision log entry), as a submit that finds no room does. */
     private static Mutation<String> submit(String id, String idempotencyKey) {
-        return (before, next, store) -> {
+        return (before, changes) -> {
             GpuRequest request = new GpuRequest(id, "buffered", idempotencyKey, WorkloadKind.DEV, 1, 500, null,
                     List.of(), 0, 1, "ANY", false, null, null, true, 0, RequestState.QUEUED, 0, null, null, NOW, NOW);
-            store.put(request, false);
-            next.request(request);
-            store.append(new DecisionLogRow(null, NOW, "QUEUE", id, null, "buffered", "[]", null, "TEST", "queued"));
+            changes.insert(request).log(LoggedDecision.of(DecisionAction.QUEUE, id, null, "buffered", List.of(), null,
+                    "TEST", "queued"), NOW);
             return id;
         };
     }

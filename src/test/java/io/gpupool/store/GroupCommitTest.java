@@ -11,8 +11,10 @@ import org.junit.jupiter.api.Test;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,8 +24,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The group-commit writer keeps {@link WorkingSet}'s contract when mutations share a transaction:
- * a failing mutation takes only its own rows with it, each mutation sees the previous ones, a failed
- * commit publishes nothing, and concurrent writers neither lose nor repeat a mutation.
+ * a failing mutation takes only its own changes with it, each mutation sees the previous ones, a
+ * failed commit publishes nothing, no mutation runs twice, and concurrent writers neither lose nor
+ * repeat a mutation.
  *
  * <p>Batches are formed deterministically: a first write blocks inside its mutation (holding the
  * writer) until the writes under test are all queued; they then run as the next batch, in order.
@@ -56,18 +59,19 @@ class GroupCommitTest extends WriterHarnessTest {
     }
 
     @Test
-    void aFailingMutationLeavesTheOthersOfItsBatchCommittedAndItsOwnRowsAbsent() throws Exception {
-        ProblemException refusal = ProblemException.conflict("refused after writing a row");
+    void aRefusedMutationLeavesTheOthersOfItsBatchCommittedAndNothingOfItsOwn() throws Exception {
+        ProblemException refusal = ProblemException.conflict("refused after stating a change");
+        long batchesBefore = workingSet.committedBatches();
         List<Mutation<String>> batch = List.of(
                 insert("fail-a"),
-                (before, next, store) -> { // writes a row, then refuses
-                    insert("fail-b").apply(before, next, store);
+                (before, changes) -> { // states a change, then refuses
+                    insert("fail-b").apply(before, changes);
                     throw refusal;
                 },
-                insert("fail-a"), // duplicate key: PostgreSQL aborts the transaction unless rolled back to a savepoint
-                (before, next, store) -> {
-                    assertThat(tenantRows.existsById("fail-a")).as("sees fail-a in the database").isTrue();
-                    return insert("fail-d").apply(before, next, store);
+                (before, changes) -> {
+                    assertThat(before.tenant("fail-a")).as("sees fail-a").isPresent();
+                    assertThat(before.tenant("fail-b")).as("does not see the refused write's change").isEmpty();
+                    return insert("fail-d").apply(before, changes);
                 },
                 insert("fail-e"));
 
@@ -75,32 +79,93 @@ class GroupCommitTest extends WriterHarnessTest {
 
         assertThat(answers.get(0).get(10, TimeUnit.SECONDS)).isEqualTo("fail-a");
         assertThat(failureOf(answers.get(1))).isSameAs(refusal);
-        assertThat(failureOf(answers.get(2))).isNotInstanceOf(ProblemException.class);
-        assertThat(answers.get(3).get(10, TimeUnit.SECONDS)).isEqualTo("fail-d");
-        assertThat(answers.get(4).get(10, TimeUnit.SECONDS)).isEqualTo("fail-e");
+        assertThat(answers.get(2).get(10, TimeUnit.SECONDS)).isEqualTo("fail-d");
+        assertThat(answers.get(3).get(10, TimeUnit.SECONDS)).isEqualTo("fail-e");
         for (String committed : List.of("fail-a", "fail-d", "fail-e")) {
             assertThat(workingSet.current().tenant(committed)).as(committed + " in memory").isPresent();
             assertThat(tenantRows.existsById(committed)).as(committed + " in the database").isTrue();
         }
         assertThat(workingSet.current().tenant("fail-b")).as("the refused mutation's tenant in memory").isEmpty();
         assertThat(tenantRows.existsById("fail-b")).as("the refused mutation's row").isFalse();
-        assertThat(tenantRows.findById("fail-a").orElseThrow().name()).as("the first insert, not the duplicate")
-                .isEqualTo("tenant fail-a");
+        assertThat(workingSet.committedBatches() - batchesBefore).as("the blocker's batch and this one, in one commit")
+                .isEqualTo(2);
     }
 
     @Test
-    void eachMutationSeesThePreviousOnesResultInMemoryAndInTheDatabase() throws Exception {
+    void whenTheDatabaseRefusesAWritesRowsTheWritesBeforeItCommitAndTheWritesAfterItAreNotCommitted() throws Exception {
+        List<Mutation<String>> batch = List.of(
+                insert("db-a"), insert("db-b"),
+                (before, changes) -> { // a parent memory does not check but the foreign key does
+                    changes.put(new Tenant("db-orphan", "orphan", "no-such-parent", null));
+                    return "db-orphan";
+                },
+                insert("db-d"), insert("db-e"));
+
+        List<CompletableFuture<String>> answers = runAsOneBatch(batch);
+
+        assertThat(answers.get(0).get(10, TimeUnit.SECONDS)).isEqualTo("db-a");
+        assertThat(answers.get(1).get(10, TimeUnit.SECONDS)).isEqualTo("db-b");
+        assertThat(failureOf(answers.get(2))).as("the database's own refusal").isNotInstanceOf(ProblemException.class);
+        for (int later : new int[]{3, 4}) {
+            assertThat(failureOf(answers.get(later))).as("a write that ran on the refused one's change")
+                    .isInstanceOfSatisfying(ProblemException.class, e -> {
+                        assertThat(e.status()).isEqualTo(503);
+                        assertThat(e.getMessage()).contains("Retry");
+                    });
+        }
+        for (String id : List.of("db-a", "db-b")) {
+            assertThat(workingSet.current().tenant(id)).as(id + " in memory").isPresent();
+            assertThat(tenantRows.existsById(id)).as(id + " in the database").isTrue();
+        }
+        for (String id : List.of("db-orphan", "db-d", "db-e")) {
+            assertThat(workingSet.current().tenant(id)).as(id + " in memory").isEmpty();
+            assertThat(tenantRows.existsById(id)).as(id + " in the database").isFalse();
+        }
+        workingSet.write(insert("db-after"));
+        assertThat(tenantRows.existsById("db-after")).as("the writer goes on").isTrue();
+    }
+
+    @Test
+    void noMutationRunsTwiceWhateverFailsInItsBatch() throws Exception {
+        Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+        List<Mutation<String>> batch = new ArrayList<>();
+        for (String id : List.of("once-1", "once-2", "once-3", "once-4", "once-5", "once-6")) {
+            batch.add((before, changes) -> {
+                runs.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
+                switch (id) {
+                    case "once-2" -> throw ProblemException.conflict("refused");
+                    case "once-3" -> throw new IllegalStateException("a bug, not a refusal");
+                    case "once-5" -> changes.put(new Tenant(id, id, "no-such-parent", null)); // refused by the database
+                    default -> insert(id).apply(before, changes);
+                }
+                return id;
+            });
+        }
+
+        List<CompletableFuture<String>> answers = runAsOneBatch(batch);
+        for (CompletableFuture<String> answer : answers) {
+            answer.handle((value, failure) -> value).get(10, TimeUnit.SECONDS);
+        }
+
+        assertThat(runs).as("every mutation ran exactly once").hasSize(6).allSatisfy((id, count) ->
+                assertThat(count.get()).as(id).isEqualTo(1));
+        assertThat(tenantRows.existsById("once-1") && tenantRows.existsById("once-4")).isTrue();
+        assertThat(tenantRows.existsById("once-6")).as("after the database's refusal").isFalse();
+    }
+
+    @Test
+    void noRowOfABatchReachesTheDatabaseBeforeTheBatchCommitsAndEachMutationSeesThePreviousOnesResult() throws Exception {
         List<Mutation<String>> batch = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             String previous = "chain-" + (i - 1);
             boolean first = i == 0;
             Mutation<String> insert = insert("chain-" + i);
-            batch.add((before, next, store) -> {
+            batch.add((before, changes) -> {
                 if (!first) {
                     assertThat(before.tenant(previous)).as("memory: " + previous).isPresent();
-                    assertThat(tenantRows.existsById(previous)).as("database: " + previous).isTrue();
+                    assertThat(tenantRows.existsById(previous)).as("database, before the commit: " + previous).isFalse();
                 }
-                return insert.apply(before, next, store);
+                return insert.apply(before, changes);
             });
         }
         long batchesBefore = workingSet.committedBatches();
@@ -112,6 +177,7 @@ class GroupCommitTest extends WriterHarnessTest {
         assertThat(workingSet.committedBatches() - batchesBefore).as("blocker's batch + one batch of ten").isEqualTo(2);
         for (int i = 0; i < 10; i++) {
             assertThat(workingSet.current().tenant("chain-" + i)).isPresent();
+            assertThat(tenantRows.existsById("chain-" + i)).isTrue();
         }
     }
 
@@ -122,11 +188,11 @@ class GroupCommitTest extends WriterHarnessTest {
         List<Mutation<String>> batch = new ArrayList<>();
         for (String id : List.of("lost-1", "lost-2", "lost-3")) {
             Mutation<String> insert = insert(id);
-            batch.add((before, next, store) -> {
+            batch.add((before, changes) -> {
                 synchronized (versionsSeen) {
                     versionsSeen.add(before.version());
                 }
-                return insert.apply(before, next, store);
+                return insert.apply(before, changes);
             });
         }
         tx.failCommits = true;
@@ -193,8 +259,8 @@ class GroupCommitTest extends WriterHarnessTest {
 
     @Test
     void aNestedWriteRunsInlineAndFailsItsEnclosingMutationWhenItFails() {
-        String result = workingSet.write((before, next, store) -> {
-            insert("outer").apply(before, next, store);
+        String result = workingSet.write((before, changes) -> {
+            insert("outer").apply(before, changes);
             return workingSet.write(insert("inner"));
         });
         assertThat(result).isEqualTo("inner");
@@ -202,11 +268,11 @@ class GroupCommitTest extends WriterHarnessTest {
         assertThat(workingSet.current().tenant("inner")).isPresent();
 
         ProblemException innerRefusal = ProblemException.invalid("inner refuses");
-        assertThatThrownBy(() -> workingSet.write((before, next, store) -> {
-            insert("swallower").apply(before, next, store);
+        assertThatThrownBy(() -> workingSet.write((before, changes) -> {
+            insert("swallower").apply(before, changes);
             try {
-                workingSet.write((b, n, s) -> {
-                    insert("inner-2").apply(b, n, s);
+                workingSet.write((b, c) -> {
+                    insert("inner-2").apply(b, c);
                     throw innerRefusal;
                 });
             } catch (ProblemException swallowed) {
@@ -221,9 +287,9 @@ class GroupCommitTest extends WriterHarnessTest {
 
     @Test
     void theSecondStepOfAWriteSeesTheFirstStepsChangeAndItsResult() {
-        String result = workingSet.write(insert("step-1"), first -> (before, next, store) -> {
+        String result = workingSet.write(insert("step-1"), first -> (before, changes) -> {
             assertThat(before.tenant(first)).as("the first step's tenant, in the second's before").isPresent();
-            return insert("step-2").apply(before, next, store);
+            return insert("step-2").apply(before, changes);
         });
 
         assertThat(result).isEqualTo("step-2");
@@ -236,13 +302,13 @@ class GroupCommitTest extends WriterHarnessTest {
     void whenTheSecondStepRefusesNeitherStepIsWrittenAndTheRestOfTheBatchCommits() throws Exception {
         ProblemException refusal = ProblemException.conflict("the second step refuses");
         List<CompletableFuture<String>> answers = harness.runWritesAsOneBatch(List.of(
-                () -> workingSet.write(insert("two-a"), first -> (before, next, store) -> {
-                    insert("two-b").apply(before, next, store);
+                () -> workingSet.write(insert("two-a"), first -> (before, changes) -> {
+                    insert("two-b").apply(before, changes);
                     throw refusal;
                 }),
-                () -> workingSet.write((before, next, store) -> {
+                () -> workingSet.write((before, changes) -> {
                     assertThat(before.tenant("two-a")).as("the refused write's first step, seen by the next write").isEmpty();
-                    return insert("after-two").apply(before, next, store);
+                    return insert("after-two").apply(before, changes);
                 })));
 
         assertThat(failureOf(answers.get(0))).isSameAs(refusal);
@@ -263,10 +329,8 @@ class GroupCommitTest extends WriterHarnessTest {
     // ---- helpers
 
     private static Mutation<String> insert(String id) {
-        return (before, next, store) -> {
-            Tenant t = new Tenant(id, "tenant " + id, null, null);
-            store.put(t, false);
-            next.tenant(t);
+        return (before, changes) -> {
+            changes.put(new Tenant(id, "tenant " + id, null, null));
             return id;
         };
     }
@@ -276,13 +340,12 @@ class GroupCommitTest extends WriterHarnessTest {
      * inserts that tenant and then refuses, so neither row may survive.
      */
     private static Mutation<Integer> increment(String ghost) {
-        return (before, next, store) -> {
+        return (before, changes) -> {
             Tenant counter = before.tenant("counter").orElseThrow();
             Tenant plusOne = new Tenant(counter.id(), String.valueOf(counterName(counter) + 1), null, null);
-            store.put(plusOne, true);
-            next.tenant(plusOne);
+            changes.put(plusOne);
             if (ghost != null) {
-                insert(ghost).apply(before, next, store);
+                insert(ghost).apply(before, changes);
                 throw ProblemException.conflict("refused on purpose after writing");
             }
             return counterName(plusOne);

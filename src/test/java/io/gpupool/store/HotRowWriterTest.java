@@ -6,6 +6,8 @@ import io.gpupool.domain.inventory.DeviceHealth;
 import io.gpupool.domain.inventory.Node;
 import io.gpupool.domain.inventory.ShareMode;
 import io.gpupool.domain.inventory.Site;
+import io.gpupool.domain.decision.DecisionAction;
+import io.gpupool.domain.decision.LoggedDecision;
 import io.gpupool.domain.lease.DeviceShare;
 import io.gpupool.domain.lease.Lease;
 import io.gpupool.domain.lease.LeaseState;
@@ -41,19 +43,16 @@ class HotRowWriterTest extends WriterHarnessTest {
     @BeforeAll
     void start() {
         harness.freshWriter();
-        harness.workingSet.write((before, next, store) -> {
-            store.put(new Site("hot-site", "hot", "region"), before.sites().containsKey("hot-site"));
-            store.put(new Cluster("hot-cluster", "hot-site", "hot", "InfiniBand"), before.clusters().containsKey("hot-cluster"));
-            store.put(new Node("hot-node", "hot-cluster", "hot-site", "r1", 64_000, 1 << 20, Map.of()),
-                    before.node("hot-node").isPresent());
+        harness.workingSet.write((before, changes) -> {
+            changes.put(new Site("hot-site", "hot", "region"))
+                    .put(new Cluster("hot-cluster", "hot-site", "hot", "InfiniBand"))
+                    .put(new Node("hot-node", "hot-cluster", "hot-site", "r1", 64_000, 1 << 20, Map.of()));
             for (int i = 0; i < 2; i++) {
-                store.put(new Device("hot-node-gpu" + i, "GPU-hot-" + i, "hot-node", "hot-cluster", "hot-site", i, "H100", 81_920,
-                        null, 0, false, ShareMode.MIG, List.of(), DeviceHealth.HEALTHY, Map.of(), null, NOW),
-                        before.device("hot-node-gpu" + i).isPresent());
+                changes.put(new Device("hot-node-gpu" + i, "GPU-hot-" + i, "hot-node", "hot-cluster", "hot-site", i, "H100",
+                        81_920, null, 0, false, ShareMode.MIG, List.of(), DeviceHealth.HEALTHY, Map.of(), null, NOW));
             }
-            store.put(new Tenant("hot", "hot", null, null), before.tenant("hot").isPresent());
-            store.put(new Pool("hot-pool", "hot-pool", PoolTier.TRAINING, "spread", true, null),
-                    before.pool("hot-pool").isPresent());
+            changes.put(new Tenant("hot", "hot", null, null))
+                    .put(new Pool("hot-pool", "hot-pool", PoolTier.TRAINING, "spread", true, null));
             return null;
         });
         harness.stopThreads();
@@ -74,23 +73,22 @@ class HotRowWriterTest extends WriterHarnessTest {
                 NOW, NOW.plusSeconds(3600), NOW.plusSeconds(1), NOW.plusSeconds(120));
         Lease sparseLease = new Lease("hot-lease-sparse", "hot-sparse", "hot", "hot-pool", WorkloadKind.DEV, 0, true,
                 false, null, LeaseState.ACTIVE, List.of(), NOW, null, null, null);
+        LoggedDecision admitted = LoggedDecision.of(DecisionAction.ADMIT, "hot-full", "hot-lease-full", "hot",
+                List.of("admit-training"), "v3", "ADMITTED", "placed on hot-node");
+        LoggedDecision unnamed = LoggedDecision.of(DecisionAction.QUEUE, null, null, null, List.of(), null, "TEST", "bare");
         DecisionLogRow decision = new DecisionLogRow(null, NOW, "ADMIT", "hot-full", "hot-lease-full", "hot",
                 "[\"admit-training\"]", "v3", "ADMITTED", "placed on hot-node");
         DecisionLogRow bare = new DecisionLogRow(null, NOW, "QUEUE", null, null, null, "[]", null, "TEST", "bare");
         UsageSampleRow sample = new UsageSampleRow(null, "hot-lease-full", "hot-node-gpu0", NOW, 0.625, 12_288);
 
         List<CompletableFuture<String>> answers = harness.runAsOneBatch(List.of(
-                (before, next, store) -> {
-                    store.put(full, false);
-                    store.put(sparse, false);
-                    store.put(fullLease, false);
-                    store.put(sparseLease, false);
+                (before, changes) -> {
+                    changes.insert(full).insert(sparse).insert(fullLease).insert(sparseLease);
                     return "inserted";
                 },
-                (before, next, store) -> {
-                    store.append(decision);
-                    store.append(bare);
-                    store.append(sample);
+                (before, changes) -> {
+                    changes.log(admitted, NOW).log(unnamed, NOW)
+                            .recordUsage("hot-lease-full", "hot-node-gpu0", NOW, 0.625, 12_288);
                     return "appended";
                 }));
 
@@ -118,9 +116,10 @@ class HotRowWriterTest extends WriterHarnessTest {
         // 7,500 decisions × 9 columns = 67,500 parameters: over the 65,535 pgjdbc allows one prepared statement.
         int rows = 7_500;
         assertThat(rows * 9).isGreaterThan(65_535);
-        harness.workingSet.write((before, next, store) -> {
+        harness.workingSet.write((before, changes) -> {
             for (int i = 0; i < rows; i++) {
-                store.append(new DecisionLogRow(null, NOW, "QUEUE", "hot-many", null, "hot", "[]", "v1", "TEST", "row " + i));
+                changes.log(LoggedDecision.of(DecisionAction.QUEUE, "hot-many", null, "hot", List.of(), "v1", "TEST",
+                        "row " + i), NOW);
             }
             return null;
         });
@@ -137,9 +136,8 @@ class HotRowWriterTest extends WriterHarnessTest {
         Lease held = new Lease("hot-lease-updated", "hot-updated", "hot", "hot-pool", WorkloadKind.INFERENCE, 3, true,
                 true, "gang-u", LeaseState.ACTIVE, List.of(new DeviceShare("hot-node-gpu1", 500, null)), NOW,
                 NOW.plusSeconds(60), NOW, null);
-        harness.workingSet.write((before, next, store) -> {
-            store.put(queued, false);
-            store.put(held, false);
+        harness.workingSet.write((before, changes) -> {
+            changes.insert(queued).insert(held);
             return null;
         });
         GpuRequest placed = queued.with(RequestState.PLACED, 5, "hot-lease-updated", null, NOW.plusSeconds(2));
@@ -148,12 +146,12 @@ class HotRowWriterTest extends WriterHarnessTest {
                 NOW.plusSeconds(33));
 
         List<CompletableFuture<String>> answers = harness.runAsOneBatch(List.of(
-                (before, next, store) -> {
-                    store.put(placed, true);
+                (before, changes) -> {
+                    changes.update(placed);
                     return "request";
                 },
-                (before, next, store) -> {
-                    store.put(noticed, true);
+                (before, changes) -> {
+                    changes.update(noticed);
                     return "lease";
                 }));
 
@@ -166,24 +164,24 @@ class HotRowWriterTest extends WriterHarnessTest {
     }
 
     @Test
-    void anUpdateOfALeaseTheDatabaseDoesNotHaveFailsItsWriteAndTheOthersCommit() throws Exception {
+    void anUpdateOfALeaseTheDatabaseDoesNotHaveFailsItsWriteAndTheWritesBeforeItCommit() throws Exception {
         Lease ghost = new Lease("hot-ghost", "nobody", "hot", "hot-pool", WorkloadKind.DEV, 0, true, false, null,
                 LeaseState.RELEASED, List.of(), NOW, null, null, null);
         GpuRequest kept = new GpuRequest("hot-kept", "hot", null, WorkloadKind.DEV, 1, 250, null, List.of(), 0, 1,
                 "ANY", false, null, null, true, 0, RequestState.QUEUED, 0, null, null, NOW, NOW);
 
         List<CompletableFuture<String>> answers = harness.runAsOneBatch(List.of(
-                (before, next, store) -> {
-                    store.put(ghost, true); // "exists": an update, of a row no one inserted
-                    return "updated";
-                },
-                (before, next, store) -> {
-                    store.put(kept, false);
+                (before, changes) -> {
+                    changes.insert(kept);
                     return "kept";
+                },
+                (before, changes) -> {
+                    changes.update(ghost); // an update, of a row no one inserted
+                    return "updated";
                 }));
 
-        assertThat(WriterHarness.failureOf(answers.get(0))).hasMessageContaining("hot-ghost");
-        assertThat(answers.get(1).get(10, TimeUnit.SECONDS)).isEqualTo("kept");
+        assertThat(answers.get(0).get(10, TimeUnit.SECONDS)).isEqualTo("kept");
+        assertThat(WriterHarness.failureOf(answers.get(1))).hasMessageContaining("hot-ghost");
         assertThat(harness.ctx.getBean(GpuRequestRepository.class).existsById("hot-kept")).isTrue();
     }
 }

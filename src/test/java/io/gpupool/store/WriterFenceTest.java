@@ -58,10 +58,8 @@ class WriterFenceTest {
         WriterLock lock = harness.ctx.getBean(WriterLock.class); // taken by the context's own working set
         WorkingSet writer = new WorkingSet(harness.ctx.getBean(PoolStore.class), harness.tx, Clock.systemUTC(), 64, lock);
         writer.loadFromDatabase();
-        writer.write((before, next, store) -> {
-            Tenant tenant = new Tenant("fenced", "fenced", null, null);
-            store.put(tenant, before.tenant("fenced").isPresent());
-            next.tenant(tenant);
+        writer.write((before, changes) -> {
+            changes.put(new Tenant("fenced", "fenced", null, null));
             return null;
         });
         assertThat(lock.lostReason()).as("still the writer").isNull();
@@ -113,12 +111,11 @@ class WriterFenceTest {
     }
 
     private static Mutation<String> queue(String id) {
-        return (before, next, store) -> {
+        return (before, changes) -> {
             Instant now = Instant.now();
             GpuRequest request = new GpuRequest(id, "fenced", null, WorkloadKind.DEV, 1, 500, null, List.of(), 0, 1,
                     "ANY", false, null, null, true, 0, RequestState.QUEUED, 0, null, null, now, now);
-            store.put(request, false);
-            next.request(request);
+            changes.insert(request);
             return id;
         };
     }

@@ -69,7 +69,7 @@ final class WriterHarness implements AutoCloseable {
     <R> List<CompletableFuture<R>> runWritesAsOneBatch(List<Supplier<R>> batch) throws Exception {
         CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        CompletableFuture<Object> blocker = CompletableFuture.supplyAsync(() -> workingSet.write((b, n, s) -> {
+        CompletableFuture<Object> blocker = CompletableFuture.supplyAsync(() -> workingSet.write((b, changes) -> {
             entered.countDown();
             await(release);
             return null;

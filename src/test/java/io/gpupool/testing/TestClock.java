@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /** The service's clock in tests: real time until a test moves it forward (TTL, grace periods, idleness). */
@@ -32,6 +33,6 @@ public class TestClock extends Clock {
 
     @Override
     public Instant instant() {
-        return Instant.now().plus(offset.get());
+        return Instant.now().truncatedTo(ChronoUnit.MICROS).plus(offset.get()); // as ClockFactory's clock
     }
 }

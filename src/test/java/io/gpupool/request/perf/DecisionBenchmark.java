@@ -76,25 +76,21 @@ public final class DecisionBenchmark {
 
     /** Writes the synthetic pool through the store in one transaction, as an import would. */
     private static void seed(WorkingSet workingSet, PoolSnapshot s) {
-        workingSet.write((before, next, store) -> {
+        workingSet.write((before, changes) -> {
             Site site = new Site("s1", "site", "region");
             Cluster cluster = new Cluster("c1", "s1", "cluster", "InfiniBand");
-            store.put(site, false);
-            next.site(site);
-            store.put(cluster, false);
-            next.cluster(cluster);
-            s.pools().values().forEach(p -> { store.put(p, false); next.pool(p); });
-            s.nodes().values().forEach(n -> { store.put(n, false); next.node(n); });
+            changes.put(site).put(cluster);
+            s.pools().values().forEach(changes::put);
+            s.nodes().values().forEach(changes::put);
             s.devices().values().forEach(g -> {
                 Device d = new Device(g.id(), "GPU-" + g.id(), g.nodeId(), g.clusterId(), g.siteId(), g.index(), g.model(),
                         g.memoryMib(), g.nvlinkDomain(), g.numaNode(), g.rdma(), g.shareMode(), g.migLayout(), g.health(),
                         g.labels(), g.poolId(), g.lastHeartbeat());
-                store.put(d, false);
-                next.device(d);
+                changes.put(d);
             });
             s.tenants().values().stream().sorted(Comparator.comparing(t -> t.parentId() == null ? 0 : 1))
-                    .forEach(t -> { store.put(t, false); next.tenant(t); });
-            s.quotas().values().forEach(q -> { store.put(q, false); next.quota(q); });
+                    .forEach(changes::put);
+            s.quotas().values().forEach(changes::put);
             // The synthetic fleet is dated SyntheticFleet.NOW; move its leases to today so heartbeats
             // are as fresh as in a live fleet (20 s; a few silent ones) rather than months old.
             java.time.Duration shift = java.time.Duration.between(SyntheticFleet.NOW, java.time.Instant.now());
@@ -103,8 +99,7 @@ public final class DecisionBenchmark {
                         l.kind(), l.priority(), l.preemptible(), l.borrowed(), l.gangId(), l.state(), l.shares(),
                         l.createdAt().plus(shift), l.expiresAt() == null ? null : l.expiresAt().plus(shift),
                         l.lastHeartbeat() == null ? null : l.lastHeartbeat().plus(shift), l.deadline());
-                store.put(moved, false);
-                next.lease(moved);
+                changes.insert(moved);
             });
             return null;
         });
@@ -180,7 +175,7 @@ public final class DecisionBenchmark {
         print("per scheduler pass: leases under notice, from the snapshot's index (now)",
                 median(() -> List.copyOf(snapshot.underNotice().values())));
         WorkingSet workingSet = ctx.getBean(WorkingSet.class);
-        print("per commit: empty write (transaction, no change)", median(() -> workingSet.write((b, n, st) -> null)));
+        print("per commit: empty write (transaction, no change)", median(() -> workingSet.write((b, changes) -> null)));
         AllocationService allocation = ctx.getBean(AllocationService.class);
         int queued = workingSet.current().queued().size();
         for (int pass = 1; pass <= 3; pass++) { // what every release triggers while requests wait

@@ -1,0 +1,214 @@
+package io.gpupool.store;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gpupool.domain.decision.LoggedDecision;
+import io.gpupool.domain.inventory.Cluster;
+import io.gpupool.domain.inventory.Device;
+import io.gpupool.domain.inventory.Node;
+import io.gpupool.domain.inventory.Site;
+import io.gpupool.domain.lease.Lease;
+import io.gpupool.domain.request.GpuRequest;
+import io.gpupool.domain.tenancy.Pool;
+import io.gpupool.domain.tenancy.Quota;
+import io.gpupool.domain.tenancy.Tenant;
+import io.gpupool.snapshot.PoolSnapshot;
+import io.gpupool.snapshot.PoolSnapshotBuilder;
+import io.gpupool.store.RowBuffer.Kind;
+
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * The one way a {@link Mutation} changes the pool model. Each change is stated once, here: the
+ * snapshot the write will publish and the rows its commit will write both follow from it, so no
+ * mutation keeps a snapshot builder and a row store in step by hand.
+ *
+ * <p>Nothing stated here reaches the database before the write's batch commits. A mutation that
+ * throws leaves nothing behind (its changes are dropped with it), and a batch that has to be
+ * committed again is committed from the rows, never by running its mutations again: a mutation
+ * runs once.
+ *
+ * <p>Reads see every earlier change: this write's own rows first, then those of the batch's earlier
+ * writes, then the database.
+ */
+public final class Changes {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final PoolSnapshot before;
+    private final PoolSnapshotBuilder next;
+    private final RowBuffer rows;
+    private final List<RowBuffer> earlier; // the rows of the batch's earlier writes, oldest first
+    private final PoolStore database;
+    /** Model records this write inserted: put again, they are updates. */
+    private final Set<String> inserted = new HashSet<>();
+
+    Changes(PoolSnapshot before, List<RowBuffer> earlier, PoolStore database) {
+        this.before = before;
+        this.next = before.toBuilder();
+        this.rows = new RowBuffer();
+        this.earlier = earlier;
+        this.database = database;
+    }
+
+    /** The model as it was when this write started. */
+    public PoolSnapshot before() {
+        return before;
+    }
+
+    // --- the model's records: inserted when new, updated otherwise ---
+
+    public Changes put(Site s) {
+        add(Kind.SITE, s, "site:" + s.id(), before.sites().containsKey(s.id()));
+        next.site(s);
+        return this;
+    }
+
+    public Changes put(Cluster c) {
+        add(Kind.CLUSTER, c, "cluster:" + c.id(), before.clusters().containsKey(c.id()));
+        next.cluster(c);
+        return this;
+    }
+
+    public Changes put(Node n) {
+        add(Kind.NODE, n, "node:" + n.id(), before.nodes().containsKey(n.id()));
+        next.node(n);
+        return this;
+    }
+
+    public Changes put(Device d) {
+        add(Kind.DEVICE, d, "device:" + d.id(), before.devices().containsKey(d.id()));
+        next.device(d);
+        return this;
+    }
+
+    public Changes put(Pool p) {
+        add(Kind.POOL, p, "pool:" + p.id(), before.pools().containsKey(p.id()));
+        next.pool(p);
+        return this;
+    }
+
+    public Changes put(Tenant t) {
+        add(Kind.TENANT, t, "tenant:" + t.id(), before.tenants().containsKey(t.id()));
+        next.tenant(t);
+        return this;
+    }
+
+    public Changes put(Quota q) {
+        add(Kind.QUOTA, q, "quota:" + q.key(), before.quotas().containsKey(q.key()));
+        next.quota(q);
+        return this;
+    }
+
+    public Changes removeQuota(String key) {
+        rows.add(Kind.QUOTA_DELETE, key, true);
+        inserted.remove("quota:" + key);
+        next.removeQuota(key);
+        return this;
+    }
+
+    private void add(Kind kind, Object record, String key, boolean existed) {
+        boolean exists = existed || !inserted.add(key);
+        rows.add(kind, record, exists);
+    }
+
+    // --- requests and leases: a new one is inserted, a known one updated ---
+
+    public Changes insert(GpuRequest request) {
+        rows.add(Kind.REQUEST_INSERT, request, false);
+        next.request(request);
+        return this;
+    }
+
+    public Changes update(GpuRequest request) {
+        rows.add(Kind.REQUEST_UPDATE, request, true);
+        next.request(request);
+        return this;
+    }
+
+    public Changes insert(Lease lease) {
+        rows.add(Kind.LEASE_INSERT, lease, false);
+        next.lease(lease);
+        return this;
+    }
+
+    public Changes update(Lease lease) {
+        rows.add(Kind.LEASE_UPDATE, lease, true);
+        next.lease(lease);
+        return this;
+    }
+
+    // --- records that are not part of the snapshot ---
+
+    /** Appends to the decision log: the entry commits or rolls back with the change it explains. */
+    public Changes log(LoggedDecision d, Instant at) {
+        String ruleNames;
+        try {
+            ruleNames = JSON.writeValueAsString(d.ruleNames());
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("rule names always serialise", e);
+        }
+        rows.add(Kind.DECISION, new DecisionLogRow(null, at, d.action().name(), d.requestId(), d.leaseId(),
+                d.tenantId(), ruleNames, d.policyVersion(), d.reasonCode(), d.message()), false);
+        return this;
+    }
+
+    /** One GPU's utilisation (0–1) and memory in use, as a lease's holder reported it. */
+    public Changes recordUsage(String leaseId, String deviceId, Instant at, double utilisation, long memoryUsedMib) {
+        rows.add(Kind.USAGE, new UsageSampleRow(null, leaseId, deviceId, at, utilisation, memoryUsedMib), false);
+        return this;
+    }
+
+    /** Who changed the model's inventory or tenancy, from where, and what it changed. */
+    public Changes recordImport(String source, String contentHash, String principal, Instant at, String summary) {
+        rows.add(Kind.FLEET_IMPORT, new FleetImportRow(null, source, contentHash, principal, at, summary), false);
+        return this;
+    }
+
+    // --- reads that see every earlier change ---
+
+    /** Any lease, held or ended, with its shares. */
+    public Optional<Lease> findLease(String id) {
+        return newest(b -> b.lease(id)).or(() -> database.findLease(id));
+    }
+
+    public Optional<GpuRequest> findRequest(String id) {
+        return newest(b -> b.request(id)).or(() -> database.findRequest(id));
+    }
+
+    public Optional<GpuRequest> findRequest(String tenantId, String idempotencyKey) {
+        return newest(b -> b.request(tenantId, idempotencyKey)).or(() -> database.findRequest(tenantId, idempotencyKey));
+    }
+
+    private <T> Optional<T> newest(Function<RowBuffer, Optional<T>> find) {
+        Optional<T> own = find.apply(rows);
+        if (own.isPresent()) {
+            return own;
+        }
+        for (int i = earlier.size() - 1; i >= 0; i--) {
+            Optional<T> found = find.apply(earlier.get(i));
+            if (found.isPresent()) {
+                return found;
+            }
+        }
+        return Optional.empty();
+    }
+
+    // --- for the write batch ---
+
+    boolean changedModel() {
+        return next.changed();
+    }
+
+    PoolSnapshotBuilder builder() {
+        return next;
+    }
+
+    RowBuffer rows() {
+        return rows;
+    }
+}

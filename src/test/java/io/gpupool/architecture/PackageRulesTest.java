@@ -1,0 +1,123 @@
+package io.gpupool.architecture;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.library.Architectures;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+/**
+ * The package map of docs/architecture.md, enforced: the graph has no cycle at any depth, each
+ * package depends only on the packages its row allows, and HTTP, SQL and the store stay in their
+ * rooms. A failure names the offending class, the dependency and the line it is on.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class PackageRulesTest {
+    private JavaClasses classes;
+
+    @BeforeAll
+    void importMainClasses() {
+        classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("io.gpupool");
+    }
+
+    @Test
+    void noPackageDependsOnItselfThroughOthers() {
+        slices().matching("io.gpupool.(**)").should().beFreeOfCycles().check(classes);
+    }
+
+    @Test
+    void eachPackageDependsOnlyOnThePackagesItsRowInTheMapAllows() {
+        layers().check(classes);
+    }
+
+    @Test
+    void policyAndAllocatorArePureTheyNeverTouchTheStoreHttpOrSql() {
+        noClasses().that().resideInAnyPackage("io.gpupool.policy..", "io.gpupool.allocator..", "io.gpupool.domain..",
+                        "io.gpupool.snapshot..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.gpupool.store..", "io.gpupool.api..",
+                        "io.micronaut.http..", "java.sql..")
+                .because("the middle of the pipeline takes a snapshot and returns values (architecture.md)")
+                .check(classes);
+    }
+
+    @Test
+    void onlyTheApiAndTheAuthFilterSpeakHttp() {
+        noClasses().that().resideOutsideOfPackages("io.gpupool.api..", "io.gpupool.auth..")
+                .should().dependOnClassesThat().resideInAPackage("io.micronaut.http..")
+                .because("controllers are the only door to HTTP; below them, refusals are ProblemExceptions")
+                .check(classes);
+    }
+
+    @Test
+    void onlyTheStoreRunsSql() {
+        noClasses().that().resideOutsideOfPackage("io.gpupool.store..")
+                .should().dependOnClassesThat().haveFullyQualifiedName("java.sql.PreparedStatement")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("java.sql.Statement")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("java.sql.ResultSet")
+                .because("rows are written and read in one place, with the writer epoch and the row buffer")
+                .check(classes);
+    }
+
+    @Test
+    void theDomainRecordsImportNothingOfOurs() {
+        noClasses().that().resideInAPackage("io.gpupool.domain..")
+                .should().dependOnClassesThat().resideInAnyPackage(
+                        "io.gpupool", "io.gpupool.allocator..", "io.gpupool.api..", "io.gpupool.audit..",
+                        "io.gpupool.auth..", "io.gpupool.config..", "io.gpupool.fleet..", "io.gpupool.governance..",
+                        "io.gpupool.inventory..", "io.gpupool.lease..", "io.gpupool.policy..", "io.gpupool.pool..",
+                        "io.gpupool.problem..", "io.gpupool.quota..", "io.gpupool.replay..", "io.gpupool.request..",
+                        "io.gpupool.snapshot..", "io.gpupool.store..", "io.gpupool.tenant..")
+                .check(classes);
+    }
+
+    /** The table "Package map" in docs/architecture.md, bottom up. */
+    static ArchRule layers() {
+        return Architectures.layeredArchitecture().consideringOnlyDependenciesInLayers()
+                .layer("domain").definedBy("io.gpupool.domain..")
+                .layer("problem").definedBy("io.gpupool.problem..")
+                .layer("config").definedBy("io.gpupool.config..")
+                .layer("snapshot").definedBy("io.gpupool.snapshot..")
+                .layer("policy").definedBy("io.gpupool.policy..")
+                .layer("allocator").definedBy("io.gpupool.allocator..")
+                .layer("store").definedBy("io.gpupool.store..")
+                .layer("audit").definedBy("io.gpupool.audit..")
+                .layer("auth").definedBy("io.gpupool.auth..")
+                .layer("governance").definedBy("io.gpupool.governance..")
+                .layer("inventory").definedBy("io.gpupool.inventory..")
+                .layer("tenancy").definedBy("io.gpupool.tenant..", "io.gpupool.pool..", "io.gpupool.quota..")
+                .layer("lease").definedBy("io.gpupool.lease..")
+                .layer("fleet").definedBy("io.gpupool.fleet..")
+                .layer("request").definedBy("io.gpupool.request..")
+                .layer("replay").definedBy("io.gpupool.replay..")
+                .layer("api").definedBy("io.gpupool.api..")
+                .layer("application").definedBy("io.gpupool")
+                .whereLayer("domain").mayNotAccessAnyLayer()
+                .whereLayer("problem").mayNotAccessAnyLayer()
+                .whereLayer("config").mayNotAccessAnyLayer()
+                .whereLayer("snapshot").mayOnlyAccessLayers("domain")
+                .whereLayer("policy").mayOnlyAccessLayers("domain", "snapshot")
+                .whereLayer("allocator").mayOnlyAccessLayers("domain", "snapshot")
+                .whereLayer("store").mayOnlyAccessLayers("domain", "problem", "snapshot")
+                .whereLayer("audit").mayOnlyAccessLayers("domain", "store")
+                .whereLayer("auth").mayOnlyAccessLayers("domain", "problem", "snapshot", "store")
+                .whereLayer("governance").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "policy")
+                .whereLayer("inventory").mayOnlyAccessLayers("domain", "problem", "snapshot", "store")
+                .whereLayer("tenancy").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
+                .whereLayer("lease").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
+                .whereLayer("fleet").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "tenancy")
+                .whereLayer("request").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "policy",
+                        "allocator", "audit", "auth", "governance", "lease")
+                .whereLayer("replay").mayOnlyAccessLayers("domain", "snapshot", "allocator")
+                .whereLayer("api").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "policy", "audit",
+                        "auth", "governance", "inventory", "tenancy", "lease", "fleet", "request")
+                .whereLayer("application").mayOnlyAccessLayers("replay")
+                .whereLayer("api").mayNotBeAccessedByAnyLayer();
+    }
+}

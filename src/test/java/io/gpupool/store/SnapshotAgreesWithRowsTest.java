@@ -1,0 +1,360 @@
+package io.gpupool.store;
+
+import io.gpupool.auth.Caller;
+import io.gpupool.auth.Role;
+import io.gpupool.domain.inventory.DeviceHealth;
+import io.gpupool.domain.inventory.Heartbeat;
+import io.gpupool.domain.lease.Lease;
+import io.gpupool.domain.lease.UsageReport;
+import io.gpupool.domain.lease.WorkloadKind;
+import io.gpupool.domain.request.GpuRequest;
+import io.gpupool.fleet.FleetImporter;
+import io.gpupool.inventory.HeartbeatService;
+import io.gpupool.lease.LeaseService;
+import io.gpupool.problem.ProblemException;
+import io.gpupool.quota.QuotaService;
+import io.gpupool.request.AllocationService;
+import io.gpupool.request.LifecycleScheduler;
+import io.gpupool.request.NewRequest;
+import io.gpupool.snapshot.PoolSnapshot;
+import io.gpupool.testing.DatabaseTest;
+import io.gpupool.testing.ExampleFleet;
+import io.gpupool.testing.TestClock;
+import io.gpupool.testing.TestDatabase;
+import io.micronaut.context.ApplicationContext;
+import io.micronaut.transaction.TransactionOperations;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The invariant of "each change stated once": whatever mix of writes the service makes, the rows in
+ * the database and the snapshot it publishes hold the same model, after every commit and after a
+ * restart. A seeded churn drives every kind of write through the services that make them — fleet
+ * imports (new nodes, tenant changes, quotas), quota removals, device heartbeats, submissions
+ * (placed, queued, rejected, retried with the same key, refused), cancels, releases, renewals, usage
+ * heartbeats, scheduling passes with grace periods ending and reclamation sweeps, and bursts of
+ * concurrent submissions that share group commits — and compares the two after each step.
+ */
+@DatabaseTest
+class SnapshotAgreesWithRowsTest {
+    private static final Caller ADMIN = new Caller("churn", "churn", Role.ADMIN, null);
+    private static final WorkloadKind[] KINDS = WorkloadKind.values();
+
+    @Test
+    void theDatabaseAndThePublishedSnapshotHoldTheSameModelAfterEveryWriteOfASeededChurnAndAfterARestart(
+            @TempDir Path dir) throws Exception {
+        Map<String, Object> model;
+        try (ApplicationContext ctx = ApplicationContext.run(properties(dir, true), "test")) {
+            Churn churn = new Churn(ctx, new Random(20261201L));
+            for (int step = 0; step < 160; step++) {
+                String what = churn.step();
+                assertAgree(ctx, "after step " + step + " (" + what + ")");
+            }
+            assertThat(churn.kinds).as("every kind of write was made").containsKeys("import-node", "import-tenant",
+                    "quota-put", "quota-delete", "device-heartbeat", "submit", "cancel", "release", "renew",
+                    "usage", "pass", "burst");
+            assertThat(ctx.getBean(WorkingSet.class).current().leases()).as("the churn leaves leases held").isNotEmpty();
+            model = contents(ctx.getBean(WorkingSet.class).current());
+        }
+
+        try (ApplicationContext ctx = ApplicationContext.run(properties(dir, false), "test")) {
+            assertThat(differences(model, contents(ctx.getBean(WorkingSet.class).current())))
+                    .as("before the restart vs. after it").isEmpty();
+            assertAgree(ctx, "after the restart");
+        }
+    }
+
+    private static void assertAgree(ApplicationContext ctx, String when) {
+        WorkingSet workingSet = ctx.getBean(WorkingSet.class);
+        PoolStore store = ctx.getBean(PoolStore.class);
+        @SuppressWarnings("unchecked")
+        TransactionOperations<Connection> tx = ctx.getBean(TransactionOperations.class);
+        // Under the writer lock (a write that only reads), so no commit falls between the two reads.
+        Map<String, Object>[] both = workingSet.write((before, changes) -> {
+            @SuppressWarnings("unchecked")
+            Map<String, Object>[] pair = new Map[]{contents(before),
+                    contents(tx.executeRead(status -> store.load(before.version(), before.takenAt())))};
+            return pair;
+        });
+        assertThat(differences(both[0], both[1])).as("memory vs. the database " + when).isEmpty();
+    }
+
+    /** Per section, what memory and the database disagree on: a short list a person can read. */
+    @SuppressWarnings("unchecked")
+    private static List<String> differences(Map<String, Object> memory, Map<String, Object> database) {
+        List<String> out = new ArrayList<>();
+        for (String section : new java.util.TreeSet<>(memory.keySet())) {
+            Map<String, Object> m = (Map<String, Object>) memory.get(section);
+            Map<String, Object> d = (Map<String, Object>) database.get(section);
+            java.util.Set<String> keys = new java.util.TreeSet<>(m.keySet());
+            keys.addAll(d.keySet());
+            for (String key : keys) {
+                if (!java.util.Objects.equals(m.get(key), d.get(key)) && out.size() < 6) {
+                    out.add(section + "/" + key + ": memory " + m.get(key) + " | database " + d.get(key));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The model a snapshot holds, as plain maps (the snapshot's own maps are persistent collections). */
+    private static Map<String, Object> contents(PoolSnapshot s) {
+        Map<String, Object> m = new HashMap<>();
+        m.put("sites", new HashMap<>(s.sites()));
+        m.put("clusters", new HashMap<>(s.clusters()));
+        m.put("nodes", new HashMap<>(s.nodes()));
+        m.put("devices", new HashMap<>(s.devices()));
+        m.put("pools", new HashMap<>(s.pools()));
+        m.put("tenants", new HashMap<>(s.tenants()));
+        m.put("quotas", new HashMap<>(s.quotas()));
+        Map<String, Lease> leases = new HashMap<>();
+        s.leases().values().forEach(l -> leases.put(l.id(), sorted(l)));
+        m.put("leases", leases);
+        m.put("queued", new HashMap<>(s.queued()));
+        return m;
+    }
+
+    private static Lease sorted(Lease l) {
+        return new Lease(l.id(), l.requestId(), l.tenantId(), l.poolId(), l.kind(), l.priority(), l.preemptible(),
+                l.borrowed(), l.gangId(), l.state(), l.shares().stream()
+                .sorted(java.util.Comparator.comparing(io.gpupool.domain.lease.DeviceShare::deviceId)).toList(),
+                l.createdAt(), l.expiresAt(), l.lastHeartbeat(), l.deadline());
+    }
+
+    /** One seeded step after another; each names what it did. */
+    private static final class Churn {
+        final Random random;
+        final WorkingSet workingSet;
+        final AllocationService allocation;
+        final LeaseService leases;
+        final HeartbeatService heartbeats;
+        final QuotaService quotas;
+        final FleetImporter importer;
+        final LifecycleScheduler scheduler;
+        final TestClock clock;
+        final List<String> tenants;
+        final List<String> pools;
+        final List<String> requestIds = new ArrayList<>();
+        final Map<String, Integer> kinds = new HashMap<>();
+        int nodes;
+
+        Churn(ApplicationContext ctx, Random random) {
+            this.random = random;
+            workingSet = ctx.getBean(WorkingSet.class);
+            allocation = ctx.getBean(AllocationService.class);
+            leases = ctx.getBean(LeaseService.class);
+            heartbeats = ctx.getBean(HeartbeatService.class);
+            quotas = ctx.getBean(QuotaService.class);
+            importer = ctx.getBean(FleetImporter.class);
+            scheduler = ctx.getBean(LifecycleScheduler.class);
+            clock = ctx.getBean(TestClock.class);
+            PoolSnapshot s = workingSet.current();
+            tenants = s.tenants().values().stream().filter(t -> t.parentId() != null).map(t -> t.id()).sorted().toList();
+            pools = s.pools().keySet().stream().sorted().toList();
+        }
+
+        String step() throws Exception {
+            int dice = random.nextInt(100);
+            String kind = dice < 30 ? "submit" : dice < 36 ? "cancel" : dice < 44 ? "release" : dice < 49 ? "renew"
+                    : dice < 57 ? "usage" : dice < 62 ? "device-heartbeat" : dice < 66 ? "quota-put"
+                    : dice < 68 ? "quota-delete" : dice < 71 ? "import-node" : dice < 73 ? "import-tenant"
+                    : dice < 88 ? "pass" : "burst";
+            boolean made = switch (kind) {
+                case "submit" -> submit();
+                case "cancel" -> cancel();
+                case "release" -> release();
+                case "renew" -> renew();
+                case "usage" -> usage();
+                case "device-heartbeat" -> deviceHeartbeat();
+                case "quota-put" -> quotaPut();
+                case "quota-delete" -> quotaDelete();
+                case "import-node" -> importNode();
+                case "import-tenant" -> importTenant();
+                case "pass" -> pass();
+                default -> burst();
+            };
+            if (made) {
+                kinds.merge(kind, 1, Integer::sum);
+            }
+            return kind;
+        }
+
+        private NewRequest randomRequest() {
+            WorkloadKind kind = KINDS[random.nextInt(KINDS.length)];
+            int gpus = new int[]{1, 1, 2, 4, 8}[random.nextInt(5)];
+            Integer milli = gpus == 1 && random.nextInt(3) == 0 ? 250 : null;
+            String priority = random.nextInt(4) == 0 ? "best-effort" : null;
+            Long ttl = random.nextInt(3) == 0 ? 600L : null;
+            return new NewRequest(tenants.get(random.nextInt(tenants.size())), kind, gpus, milli, null, null, null,
+                    null, null, null, null, priority, null, ttl);
+        }
+
+        boolean submit() {
+            NewRequest r = randomRequest();
+            if (random.nextInt(10) == 0) {
+                r = new NewRequest(r.tenant(), r.kind(), 0, null, null, null, null, null, null, null, null, null, null, null);
+            }
+            String key = random.nextInt(4) == 0 ? "key-" + random.nextInt(6) : null;
+            try {
+                requestIds.add(allocation.submit(r, key, ADMIN).request().id());
+            } catch (ProblemException refusedOrDifferentAsk) {
+                // bad input, or a key reused for another ask: refused, nothing written (checked after the step)
+            }
+            return true;
+        }
+
+        boolean cancel() {
+            if (requestIds.isEmpty()) {
+                return false;
+            }
+            try {
+                allocation.cancel(requestIds.get(random.nextInt(requestIds.size())), ADMIN);
+            } catch (ProblemException alreadyEnded) {
+                // 409: refused, nothing written
+            }
+            return true;
+        }
+
+        private Lease anyLease() {
+            List<Lease> held = List.copyOf(workingSet.current().leases().values());
+            return held.isEmpty() ? null : held.get(random.nextInt(held.size()));
+        }
+
+        boolean release() {
+            Lease lease = anyLease();
+            if (lease != null) {
+                leases.release(lease.id(), ADMIN);
+            }
+            return lease != null;
+        }
+
+        boolean renew() {
+            Lease lease = anyLease();
+            if (lease == null) {
+                return false;
+            }
+            try {
+                leases.renew(lease.id(), 1800, ADMIN);
+            } catch (ProblemException preemptingOrExpired) {
+                // 409: nothing written
+            }
+            return true;
+        }
+
+        boolean usage() {
+            Lease lease = anyLease();
+            if (lease == null) {
+                return false;
+            }
+            List<UsageReport.GpuUsage> gpus = lease.shares().stream()
+                    .map(s -> new UsageReport.GpuUsage(s.deviceId(), (double) random.nextInt(101), 1024L)).toList();
+            leases.heartbeat(lease.id(), new UsageReport(clock.instant(), gpus), ADMIN);
+            return true;
+        }
+
+        boolean deviceHeartbeat() {
+            List<String> devices = workingSet.current().devices().keySet().stream().sorted().toList();
+            DeviceHealth health = random.nextInt(4) == 0 ? DeviceHealth.UNHEALTHY : DeviceHealth.HEALTHY;
+            heartbeats.record(devices.get(random.nextInt(devices.size())), new Heartbeat(health, null));
+            return true;
+        }
+
+        boolean quotaPut() {
+            String yaml = "quotas:\n  - {tenant: " + tenants.get(random.nextInt(tenants.size())) + ", pool: "
+                    + pools.get(random.nextInt(pools.size())) + ", guaranteedGpus: " + random.nextInt(9)
+                    + ", borrowingLimit: " + random.nextInt(9) + "}\n";
+            importer.importText(yaml, true, "churn:quota", "churn");
+            return true;
+        }
+
+        boolean quotaDelete() {
+            List<String> keys = workingSet.current().quotas().keySet().stream().sorted().toList();
+            String[] key = keys.get(random.nextInt(keys.size())).split("/", 3);
+            quotas.delete(key[0], key[1], key[2]);
+            return true;
+        }
+
+        boolean importNode() {
+            String cluster = workingSet.current().clusters().keySet().stream().sorted().findFirst().orElseThrow();
+            String pool = pools.get(random.nextInt(pools.size()));
+            String yaml = "nodes:\n  - id: churn-node-" + nodes++ + "\n    cluster: " + cluster + "\n    gpus: {count: "
+                    + (1 + random.nextInt(8)) + ", model: L40S-48G, memoryMib: 49152, pool: " + pool + "}\n";
+            importer.importText(yaml, true, "churn:node", "churn");
+            return true;
+        }
+
+        boolean importTenant() {
+            String tenant = tenants.get(random.nextInt(tenants.size()));
+            String parent = workingSet.current().tenant(tenant).orElseThrow().parentId();
+            importer.importText("tenants:\n  - {id: " + tenant + ", name: renamed-" + random.nextInt(1000) + ", parent: "
+                    + parent + "}\n", true, "churn:tenant", "churn");
+            return true;
+        }
+
+        boolean pass() {
+            clock.advance(Duration.ofSeconds(random.nextInt(3) == 0 ? 45 : 5)); // past grace periods now and then
+            scheduler.runOnce();
+            return true;
+        }
+
+        /** Concurrent submissions and releases: they share group commits. */
+        boolean burst() throws Exception {
+            ExecutorService threads = Executors.newFixedThreadPool(6);
+            try {
+                List<Future<?>> writes = new ArrayList<>();
+                for (int i = 0; i < 12; i++) {
+                    NewRequest r = randomRequest();
+                    Lease lease = i % 3 == 0 ? anyLease() : null;
+                    writes.add(threads.submit(() -> {
+                        try {
+                            if (lease != null) {
+                                leases.release(lease.id(), ADMIN);
+                            } else {
+                                GpuRequest placedOrQueued = allocation.submit(r, null, ADMIN).request();
+                                synchronized (requestIds) {
+                                    requestIds.add(placedOrQueued.id());
+                                }
+                            }
+                        } catch (ProblemException releasedTwice) {
+                            // the same lease picked twice: the second release is refused with 409
+                        }
+                        return null;
+                    }));
+                }
+                for (Future<?> w : writes) {
+                    w.get(60, TimeUnit.SECONDS);
+                }
+            } finally {
+                threads.shutdownNow();
+            }
+            return true;
+        }
+    }
+
+    private static Map<String, Object> properties(Path dir, boolean clean) {
+        Map<String, Object> p = new HashMap<>();
+        if (!TestDatabase.isPostgres()) {
+            p.put("datasources.default.url", "jdbc:h2:file:" + dir.resolve("gpupool").toAbsolutePath()
+                    + ";MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH");
+        }
+        p.put("flyway.datasources.default.clean-schema", clean);
+        p.put("gpupool.fleet-file", ExampleFleet.FILE.toString());
+        p.put("micronaut.server.port", -1);
+        return p;
+    }
+}
