@@ -43,6 +43,10 @@ public record PolicyManifest(String base, Set<String> replaceFiles, Set<String> 
     }
 
     public static PolicyManifest parse(String text) {
+        if (text == null || text.isBlank()) {
+            throw LayeringException.malformedManifest(List.of(FILE + ": expected a mapping such as 'extends: "
+                    + DEFAULT_BASE + "', got an empty file"));
+        }
         Object root;
         try {
             root = YAML.readValue(text, Object.class);
