@@ -14,19 +14,20 @@ import java.util.Map;
 /**
  * What an admin reads after a dry-run: the diff first (newly preempted, newly reclaimed, every
  * change), then both decision sets. {@code safeToActivate} is false when the candidate did not
- * validate or any evaluation failed.
+ * validate or any evaluation failed. {@code candidateLayering}: how inline layered files were
+ * resolved (null for a stored version or a complete set).
  */
 public record DryRunReport(String activeVersion, String candidateVersion, boolean safeToActivate,
                            List<DecisionChange> newlyPreempted, List<DecisionChange> newlyReclaimed,
                            List<DecisionChange> changes, List<PolicyMessage> errors,
                            List<Map<String, Object>> activeDecisions, List<Map<String, Object>> candidateDecisions,
-                           ValidationSummary candidateValidation) {
+                           ValidationSummary candidateValidation, LayeringSummary candidateLayering) {
 
-    static DryRunReport of(DryRunResult result, ValidationSummary validation) {
+    static DryRunReport of(DryRunResult result, ValidationSummary validation, LayeringSummary layering) {
         return new DryRunReport(result.activeVersion(), result.candidateVersion(),
                 validation.valid() && result.errors().isEmpty(), result.newlyPreempted(), result.newlyReclaimed(),
                 result.changes(), result.errors(), decisions(result.activeSweep(), result.activeAdmissions()),
-                decisions(result.candidateSweep(), result.candidateAdmissions()), validation);
+                decisions(result.candidateSweep(), result.candidateAdmissions()), validation, layering);
     }
 
     /** Sweep decisions then each request's admission decisions, each tagged with its type. */

@@ -50,12 +50,17 @@ public class PolicyDirectoryWatcher {
         }
         RuleSet onDisk = RuleSetFiles.fromDirectory(directory, "draft");
         String hash = RuleSetHash.sha256(onDisk);
-        if (hash.equals(lastSeenHash) || hash.equals(lifecycle.activeContentHash()) || onDisk.files().isEmpty()) {
+        if (hash.equals(lastSeenHash) || onDisk.files().isEmpty()) {
             lastSeenHash = hash;
             return Outcome.UNCHANGED;
         }
         lastSeenHash = hash;
         try {
+            // a layered folder (policy.yaml) is compared as the complete set it resolves to, as stored
+            RuleSet resolved = LayeringSummary.resolve(onDisk.files()).ruleSet();
+            if (RuleSetHash.sha256(resolved).equals(lifecycle.activeContentHash())) {
+                return Outcome.UNCHANGED;
+            }
             UploadResult uploaded = lifecycle.upload(onDisk.files(), "Edited in " + directory, AUTHOR);
             lifecycle.activate(uploaded.version().version(), AUTHOR, "Hot reload of " + directory, false);
             LOG.info("Policy directory {} changed: {} activated", directory, uploaded.version().label());

@@ -8,6 +8,7 @@ import io.gpupool.policy.engine.CompiledPolicy;
 import io.gpupool.policy.fact.RequestFact;
 import io.gpupool.policy.fact.SnapshotFacts;
 import io.gpupool.policy.fact.UsageWindow;
+import io.gpupool.policy.ruleset.LayeredRuleSet;
 import io.gpupool.policy.ruleset.RuleSet;
 import io.gpupool.policy.scenario.ScenarioFixture;
 import io.gpupool.policy.scenario.ScenarioSpec;
@@ -45,8 +46,9 @@ public class PolicyDryRunService {
         if (request == null || (request.candidateVersion() == null) == (request.files() == null || request.files().isEmpty())) {
             throw ProblemException.invalid("Give exactly one candidate: 'candidateVersion' (a stored version) or 'files'");
         }
-        RuleSet candidate = request.candidateVersion() != null ? lifecycle.load(request.candidateVersion())
-                : RuleSet.draft(request.files()).withVersion("candidate");
+        LayeredRuleSet layered = request.candidateVersion() != null ? null : LayeringSummary.resolve(request.files());
+        RuleSet candidate = layered == null ? lifecycle.load(request.candidateVersion())
+                : layered.ruleSet().withVersion("candidate");
         ValidationReport report = validator.validate(candidate);
         CompiledPolicy compiled = report.policy().orElseThrow(() -> ProblemException.unprocessable(
                 "The candidate does not compile", report.errors().stream().map(Object::toString).toList()));
@@ -61,6 +63,6 @@ public class PolicyDryRunService {
                     new ScenarioSpec(null, null, null, null, request.requests(), null, null));
         }
         DryRunResult result = dryRun.compare(active.current().policy(), compiled, facts, pending);
-        return DryRunReport.of(result, ValidationSummary.of(report));
+        return DryRunReport.of(result, ValidationSummary.of(report), layered == null ? null : LayeringSummary.of(layered));
     }
 }

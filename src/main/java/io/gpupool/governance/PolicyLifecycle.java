@@ -5,6 +5,7 @@ import io.gpupool.policy.check.ValidationReport;
 import io.gpupool.policy.engine.CompiledPolicy;
 import io.gpupool.policy.engine.Compilation;
 import io.gpupool.policy.engine.PolicyCompiler;
+import io.gpupool.policy.ruleset.LayeredRuleSet;
 import io.gpupool.policy.ruleset.RuleSet;
 import io.gpupool.policy.ruleset.RuleSetComparison;
 import io.gpupool.policy.ruleset.RuleSetFiles;
@@ -104,7 +105,11 @@ public class PolicyLifecycle {
         if (files == null || files.isEmpty()) {
             throw ProblemException.invalid("A rule set needs at least one file");
         }
-        RuleSet draft = RuleSet.draft(files);
+        LayeredRuleSet layered = LayeringSummary.resolve(files);
+        RuleSet draft = layered.ruleSet();
+        if (draft.files().isEmpty()) {
+            throw ProblemException.invalid("The layered rule set resolves to no file: it removes everything it inherits");
+        }
         String hash = RuleSetHash.sha256(draft);
         lock.lock();
         try {
@@ -140,7 +145,7 @@ public class PolicyLifecycle {
                         diff.removed(), diff.changed(), diff.unifiedDiff(), validation.testSummary());
                 return toVersion(row);
             });
-            return new UploadResult(stored, validation);
+            return new UploadResult(stored, validation, LayeringSummary.of(layered));
         } finally {
             lock.unlock();
         }

@@ -1,5 +1,6 @@
 package io.gpupool.governance;
 
+import io.gpupool.policy.ruleset.PolicyManifest;
 import io.gpupool.policy.ruleset.RuleSet;
 import io.gpupool.problem.ProblemException;
 
@@ -74,12 +75,12 @@ public final class RuleSetArchive {
     private static Map<String, String> ruleFilesOnly(Map<String, String> files) {
         Map<String, String> kept = new TreeMap<>();
         files.forEach((path, text) -> {
-            if (RuleSet.isRuleFile(path) || RuleSet.isTestFile(path)) {
+            if (RuleSet.isRuleFile(path) || RuleSet.isTestFile(path) || PolicyManifest.FILE.equals(path)) {
                 kept.put(path, text);
             }
         });
         if (kept.isEmpty()) {
-            throw ProblemException.invalid("The archive holds no .drl or tests/*.yaml file");
+            throw ProblemException.invalid("The archive holds no .drl, tests/*.yaml or " + PolicyManifest.FILE + " file");
         }
         return kept;
     }

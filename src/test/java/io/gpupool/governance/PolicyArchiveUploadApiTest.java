@@ -24,7 +24,7 @@ import java.util.zip.ZipOutputStream;
 import static io.gpupool.testing.Api.ADMIN;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Uploading a zipped policy folder: the shipped tiered-enterprise example becomes version 2. */
+/** Uploading a zipped policy folder: the shipped (layered) tiered-enterprise example becomes version 2. */
 @MicronautTest(transactional = false)
 @DatabaseTest
 class PolicyArchiveUploadApiTest {
@@ -61,6 +61,9 @@ class PolicyArchiveUploadApiTest {
         assertThat(reply.body().at("/version/label").asText()).isEqualTo("v2");
         assertThat(reply.body().at("/validation/valid").asBoolean()).isTrue();
         assertThat(reply.body().at("/validation/coverage/neverFired").size()).isZero();
+        assertThat(reply.body().at("/layering/base").asText()).as("the folder is layered over the default set")
+                .isEqualTo("default");
+        assertThat(reply.body().at("/layering/files").findValuesAsText("origin")).contains("REPLACED", "INHERITED");
     }
 
     @Test

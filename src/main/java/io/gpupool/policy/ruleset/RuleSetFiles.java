@@ -16,8 +16,9 @@ import java.util.stream.Stream;
 
 /**
  * Reads a rule set from a folder on disk or on the classpath (exploded or inside a jar): every
- * {@code .drl} and {@code tests/*.yaml} file, keyed by its path relative to the folder with '/'
- * separators. The default set lives at {@code rules/} on the classpath.
+ * {@code .drl} and {@code tests/*.yaml} file and a layered set's {@code policy.yaml}, keyed by its
+ * path relative to the folder with '/' separators. The default set lives at {@code rules/} on the
+ * classpath. A folder with a manifest holds only its changes: {@link RuleSetLayering} resolves it.
  */
 public final class RuleSetFiles {
     public static final String DEFAULT_LOCATION = "rules";
@@ -60,7 +61,7 @@ public final class RuleSetFiles {
         try (Stream<Path> walk = Files.walk(root)) {
             walk.filter(Files::isRegularFile).forEach(p -> {
                 String relative = root.relativize(p).toString().replace('\\', '/');
-                if (RuleSet.isRuleFile(relative) || RuleSet.isTestFile(relative)) {
+                if (RuleSet.isRuleFile(relative) || RuleSet.isTestFile(relative) || PolicyManifest.FILE.equals(relative)) {
                     files.put(relative, read(p));
                 }
             });
