@@ -13,7 +13,6 @@ import io.gpupool.inventory.LabelSelector;
 import io.gpupool.domain.inventory.Node;
 import io.gpupool.domain.inventory.Site;
 import io.gpupool.problem.ProblemException;
-import io.gpupool.request.LifecycleScheduler;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.store.WorkingSet;
 import io.micronaut.core.annotation.Nullable;
@@ -32,12 +31,10 @@ import java.util.List;
 public class InventoryController {
     private final WorkingSet workingSet;
     private final HeartbeatService heartbeats;
-    private final LifecycleScheduler scheduler;
 
-    InventoryController(WorkingSet workingSet, HeartbeatService heartbeats, LifecycleScheduler scheduler) {
+    InventoryController(WorkingSet workingSet, HeartbeatService heartbeats) {
         this.workingSet = workingSet;
         this.heartbeats = heartbeats;
-        this.scheduler = scheduler;
     }
 
     @Get("/sites")
@@ -98,12 +95,7 @@ public class InventoryController {
     @Post("/devices/{id}/heartbeat")
     @Allow(Role.ADMIN)
     public DeviceView heartbeat(@PathVariable String id, @Nullable @Body Heartbeat heartbeat) {
-        DeviceHealth before = workingSet.current().device(id).map(Device::health).orElse(null);
-        Device device = heartbeats.record(id, heartbeat);
-        if (before != null && before != device.health()) {
-            scheduler.sweepSoon(); // policy decides at once what happens to leases on it (or to the queue)
-        }
-        return view(workingSet.current(), device);
+        return view(workingSet.current(), heartbeats.record(id, heartbeat));
     }
 
     private static DeviceView view(PoolSnapshot snapshot, Device d) {

@@ -8,7 +8,6 @@ import io.gpupool.lease.LeaseService;
 import io.gpupool.domain.lease.LeaseState;
 import io.gpupool.domain.lease.UsageReport;
 import io.gpupool.problem.ProblemException;
-import io.gpupool.request.LifecycleScheduler;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.annotation.Body;
 import io.micronaut.http.annotation.Controller;
@@ -23,11 +22,9 @@ import java.util.List;
 @Controller("/api/v1/leases")
 public class LeaseController {
     private final LeaseService leases;
-    private final LifecycleScheduler scheduler;
 
-    LeaseController(LeaseService leases, LifecycleScheduler scheduler) {
+    LeaseController(LeaseService leases) {
         this.leases = leases;
-        this.scheduler = scheduler;
     }
 
     public record Renewal(Long ttlSeconds) {
@@ -57,9 +54,7 @@ public class LeaseController {
     @Post("/{id}/release")
     @Allow({Role.ADMIN, Role.TENANT})
     public Lease release(@PathVariable String id, Caller caller) {
-        Lease released = leases.release(id, caller);
-        scheduler.nudge();
-        return released;
+        return leases.release(id, caller);
     }
 
     @Post("/{id}/heartbeat")

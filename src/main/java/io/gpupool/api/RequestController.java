@@ -11,7 +11,6 @@ import io.gpupool.domain.lease.Lease;
 import io.gpupool.lease.LeaseService;
 import io.gpupool.request.AllocationService;
 import io.gpupool.domain.request.GpuRequest;
-import io.gpupool.request.LifecycleScheduler;
 import io.gpupool.request.NewRequest;
 import io.gpupool.request.Outcome;
 import io.gpupool.domain.request.WhyPending;
@@ -36,15 +35,12 @@ public class RequestController {
     private final AllocationService allocation;
     private final LeaseService leases;
     private final DecisionLog decisions;
-    private final LifecycleScheduler scheduler;
     private final ActivePolicy active;
 
-    RequestController(AllocationService allocation, LeaseService leases, DecisionLog decisions,
-                      LifecycleScheduler scheduler, ActivePolicy active) {
+    RequestController(AllocationService allocation, LeaseService leases, DecisionLog decisions, ActivePolicy active) {
         this.allocation = allocation;
         this.leases = leases;
         this.decisions = decisions;
-        this.scheduler = scheduler;
         this.active = active;
     }
 
@@ -72,9 +68,6 @@ public class RequestController {
                     .body(new Rejection("about:blank", "Rejected by policy", 422, why.message(), http.getPath(), r.id(),
                             why.ruleName(), why.reasonCode()));
         }
-        if (r.whyPending() != null && WhyPending.PREEMPTION_GRACE.equals(r.whyPending().blockedBy())) {
-            scheduler.wakeAt(r.whyPending().until()); // its victims' grace ends then
-        }
         return HttpResponse.status(HttpStatus.valueOf(outcome.status()))
                 .body(new RequestAnswer(r, outcome.lease(), outcome.queuePosition()));
     }
@@ -90,7 +83,6 @@ public class RequestController {
     @Allow({Role.ADMIN, Role.TENANT})
     public RequestAnswer cancel(@PathVariable String id, Caller caller) {
         GpuRequest cancelled = allocation.cancel(id, caller);
-        scheduler.nudge();
         return new RequestAnswer(cancelled, lease(cancelled, caller), 0);
     }
 

@@ -18,7 +18,10 @@ import io.gpupool.policy.engine.PolicyEngine;
 import io.gpupool.policy.fact.SnapshotFacts;
 import io.gpupool.policy.fact.UsageWindow;
 import io.gpupool.snapshot.PoolSnapshot;
+import io.gpupool.domain.inventory.Device;
 import io.gpupool.store.Changes;
+import io.gpupool.store.Committed;
+import io.micronaut.context.event.ApplicationEventListener;
 import io.gpupool.store.Mutation;
 import io.gpupool.store.WorkingSet;
 import io.micronaut.context.annotation.Value;
@@ -49,7 +52,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * ({@link #nudge()}); passes never overlap.
  */
 @Singleton
-public class LifecycleScheduler {
+public class LifecycleScheduler implements ApplicationEventListener<Committed> {
     private static final Logger LOG = LoggerFactory.getLogger(LifecycleScheduler.class);
     /** A pass woken for a deadline runs this long after it, so the deadline has passed on the clock. */
     private static final long DEADLINE_SLACK_MILLIS = 20;
@@ -129,6 +132,35 @@ public class LifecycleScheduler {
             wakeScheduled.compareAndSet(deadline, null);
             tick();
         }, delayMillis, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Reacts to what the writer committed, whoever made it: a device whose health changed gets the
+     * policy sweep soon; GPUs given back (a lease ended), a request that left the queue unplaced (a
+     * head's reservation may go with it), new inventory or changed tenancy get a pass soon; a lease
+     * put under notice gets a pass right after its grace period. Placing requests and renewing or
+     * heartbeating leases frees nothing and asks for no pass, so passes do not wake themselves.
+     */
+    @Override
+    public void onApplicationEvent(Committed change) {
+        if (stopping) {
+            return;
+        }
+        for (Device device : change.devices()) {
+            Device was = change.before().device(device.id()).orElse(null);
+            if (was != null && was.health() != device.health()) {
+                sweepSoon();
+                return;
+            }
+        }
+        boolean freed = !change.devices().isEmpty() || change.tenancy()
+                || change.leases().stream().anyMatch(l -> !l.state().holdsDevices())
+                || change.requests().stream().anyMatch(r -> r.state() == RequestState.CANCELLED);
+        change.leases().stream().filter(l -> l.state() == LeaseState.PREEMPTING && l.deadline() != null)
+                .map(Lease::deadline).min(Instant::compareTo).ifPresent(this::wakeAt);
+        if (freed) {
+            nudge();
+        }
     }
 
     /** A device went bad or similar: run the policy sweep in the next pass, and make that pass soon. */

@@ -4,6 +4,7 @@ import io.gpupool.problem.ProblemException;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Value;
+import io.micronaut.context.event.ApplicationEventPublisher;
 import io.micronaut.transaction.TransactionOperations;
 import jakarta.annotation.PostConstruct;
 import jakarta.inject.Inject;
@@ -48,6 +49,7 @@ public class WorkingSet {
     private final Clock clock;
     private final int maxBatch;
     private final WriterLock lock;
+    private final ApplicationEventPublisher<Committed> committed;
     // Not fair: order comes from the queue, and a caller that finds the lock free may lead at once.
     private final ReentrantLock writer = new ReentrantLock();
     private final Queue<PendingWrite<?>> queue = new ConcurrentLinkedQueue<>();
@@ -58,7 +60,8 @@ public class WorkingSet {
 
     @Inject
     WorkingSet(PoolStore store, TransactionOperations<Connection> tx, Clock clock,
-               @Value("${gpupool.writer.max-batch:64}") int maxBatch, WriterLock lock) {
+               @Value("${gpupool.writer.max-batch:64}") int maxBatch, WriterLock lock,
+               ApplicationEventPublisher<Committed> committed) {
         if (maxBatch < 1) {
             throw new IllegalArgumentException("gpupool.writer.max-batch must be at least 1, was " + maxBatch);
         }
@@ -67,11 +70,12 @@ public class WorkingSet {
         this.clock = clock;
         this.maxBatch = maxBatch;
         this.lock = lock;
+        this.committed = committed;
     }
 
     /** A second working set in a process that already is the database's writer (tests). */
     WorkingSet(PoolStore store, TransactionOperations<Connection> tx, Clock clock, int maxBatch) {
-        this(store, tx, clock, maxBatch, WriterLock.none());
+        this(store, tx, clock, maxBatch, WriterLock.none(), ApplicationEventPublisher.noOp());
     }
 
     @PostConstruct
@@ -252,13 +256,24 @@ public class WorkingSet {
         return committed < half ? committed : half + commitInParts(writes.subList(half, writes.size()));
     }
 
-    /** Committed: publishes the model after the last of {@code writes}, then answers each. */
+    /** Committed: publishes the model after the last of {@code writes}, tells who listens, then answers each. */
     private void publish(List<PendingWrite<?>> writes) {
+        PoolSnapshot previous = current.get();
         PoolSnapshot last = writes.get(writes.size() - 1).stagedAfter();
-        if (last != current.get()) {
+        if (last != previous) {
             current.set(last);
         }
         committedBatches++;
+        List<RowBuffer> rows = new ArrayList<>();
+        writes.forEach(w -> rows.addAll(w.stagedRows()));
+        Committed change = Committed.of(previous, last, rows);
+        if (!change.isEmpty()) {
+            try {
+                committed.publishEvent(change);
+            } catch (RuntimeException e) {
+                LOG.error("A listener failed on a committed change; the change is committed regardless", e);
+            }
+        }
         writes.forEach(PendingWrite::complete);
     }
 

@@ -56,7 +56,8 @@ class WriterFenceTest {
     @Test
     void aWriterSupersededBeforeItsLockCheckNoticedCommitsNothingAndStopsWriting() throws Exception {
         WriterLock lock = harness.ctx.getBean(WriterLock.class); // taken by the context's own working set
-        WorkingSet writer = new WorkingSet(harness.ctx.getBean(PoolStore.class), harness.tx, Clock.systemUTC(), 64, lock);
+        WorkingSet writer = new WorkingSet(harness.ctx.getBean(PoolStore.class), harness.tx, Clock.systemUTC(), 64, lock,
+                io.micronaut.context.event.ApplicationEventPublisher.noOp());
         writer.loadFromDatabase();
         writer.write((before, changes) -> {
             changes.put(new Tenant("fenced", "fenced", null, null));

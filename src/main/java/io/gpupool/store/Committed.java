@@ -1,0 +1,48 @@
+package io.gpupool.store;
+
+import io.gpupool.domain.inventory.Device;
+import io.gpupool.domain.lease.Lease;
+import io.gpupool.domain.request.GpuRequest;
+import io.gpupool.snapshot.PoolSnapshot;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What one commit changed, published by the {@link WorkingSet} right after the snapshot it made
+ * (on the committing thread, under the writer lock: listeners must only hand work on). Whoever reacts
+ * to changes of the model listens to this instead of being called by whoever made them.
+ *
+ * @param before   the snapshot published before this commit
+ * @param after    the snapshot this commit published
+ * @param leases   leases inserted or updated, their new values, in order
+ * @param requests requests inserted or updated, their new values, in order
+ * @param devices  devices inserted or updated, their new values
+ * @param tenancy  whether pools, tenants or quotas changed
+ */
+public record Committed(PoolSnapshot before, PoolSnapshot after, List<Lease> leases, List<GpuRequest> requests,
+                        List<Device> devices, boolean tenancy) {
+
+    static Committed of(PoolSnapshot before, PoolSnapshot after, List<RowBuffer> rows) {
+        List<Lease> leases = new ArrayList<>();
+        List<GpuRequest> requests = new ArrayList<>();
+        List<Device> devices = new ArrayList<>();
+        boolean tenancy = false;
+        for (RowBuffer buffer : rows) {
+            for (RowBuffer.Op op : buffer.ops()) {
+                switch (op.kind()) {
+                    case LEASE_INSERT, LEASE_UPDATE -> leases.add((Lease) op.row());
+                    case REQUEST_INSERT, REQUEST_UPDATE -> requests.add((GpuRequest) op.row());
+                    case DEVICE -> devices.add((Device) op.row());
+                    case POOL, TENANT, QUOTA, QUOTA_DELETE -> tenancy = true;
+                    default -> { }
+                }
+            }
+        }
+        return new Committed(before, after, leases, requests, devices, tenancy);
+    }
+
+    public boolean isEmpty() {
+        return leases.isEmpty() && requests.isEmpty() && devices.isEmpty() && !tenancy;
+    }
+}
