@@ -1,14 +1,13 @@
 package io.gpupool.allocator;
 
+import io.gpupool.testing.Fleets;
+import io.gpupool.testing.Leases;
 import io.gpupool.allocator.strategy.BestFitStrategy;
 import io.gpupool.domain.inventory.Device;
 import io.gpupool.domain.inventory.DeviceHealth;
-import io.gpupool.domain.inventory.Node;
 import io.gpupool.domain.inventory.ShareMode;
 import io.gpupool.domain.lease.DeviceShare;
 import io.gpupool.domain.lease.Lease;
-import io.gpupool.domain.lease.LeaseState;
-import io.gpupool.domain.lease.WorkloadKind;
 import io.gpupool.snapshot.PoolSnapshot;
 import org.junit.jupiter.api.Test;
 
@@ -20,17 +19,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class SnapshotCapacityTest {
     private static Device gpu(String node, int index, DeviceHealth health, ShareMode mode, List<String> mig) {
-        return new Device(node + "-gpu" + index, "uuid-" + node + index, node, "c1", "s1", index, "A100", 81920,
-                node + "-nv", 0, true, mode, mig, health, null, "training", Instant.EPOCH);
+        return Fleets.gpu(node, index).uuid("uuid-" + node + index).model("A100").nvlinkDomain(node + "-nv").rdma(true)
+                .shareMode(mode).migLayout(mig).health(health).pool("training").lastHeartbeat(Instant.EPOCH).build();
     }
 
     private static Lease lease(String id, DeviceShare... shares) {
-        return new Lease(id, "req-" + id, "team-a", "training", WorkloadKind.TRAINING, 10, true, false, null,
-                LeaseState.ACTIVE, List.of(shares), Instant.EPOCH, null, Instant.EPOCH, null);
+        return Leases.lease(id).tenant("team-a").priority(10).shares(shares).lastHeartbeat(Instant.EPOCH).build();
     }
 
     private final PoolSnapshot snapshot = PoolSnapshot.builder()
-            .node(new Node("n1", "c1", "s1", "r1", 64_000, 512_000, null))
+            .node(Fleets.node("n1").cpuMilli(64_000).memoryMib(512_000).build())
             .device(gpu("n1", 0, DeviceHealth.HEALTHY, ShareMode.TIME_SLICE, null))
             .device(gpu("n1", 1, DeviceHealth.DEGRADED, ShareMode.TIME_SLICE, null))
             .device(gpu("n1", 2, DeviceHealth.UNHEALTHY, ShareMode.TIME_SLICE, null))

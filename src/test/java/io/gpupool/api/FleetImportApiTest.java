@@ -9,19 +9,16 @@ import io.micronaut.http.client.annotation.Client;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestMethodOrder;
 
 import java.util.Map;
 
 import static io.gpupool.testing.Api.ADMIN;
 import static org.assertj.core.api.Assertions.assertThat;
 
-@MicronautTest(transactional = false)
+/** Fleet import over REST. Each test starts from a fresh context: an empty database, no fleet until it imports one. */
+@MicronautTest(transactional = false, rebuildContext = true)
 @DatabaseTest
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class FleetImportApiTest {
     @Inject
     @Client("/")
@@ -34,7 +31,6 @@ class FleetImportApiTest {
     }
 
     @Test
-    @Order(1)
     void importingTheExampleFleetCreatesEveryRecord() {
         Reply reply = api.postText("/api/v1/fleet", ExampleFleet.yaml(), "application/yaml", ADMIN);
 
@@ -46,8 +42,9 @@ class FleetImportApiTest {
     }
 
     @Test
-    @Order(2)
     void reimportingTheSameFleetWritesNothing() {
+        importTheExampleFleet();
+
         Reply reply = api.postText("/api/v1/fleet", ExampleFleet.yaml(), "application/yaml", ADMIN);
 
         assertThat(reply.status()).isEqualTo(200);
@@ -57,7 +54,6 @@ class FleetImportApiTest {
     }
 
     @Test
-    @Order(3)
     void malformedJsonIsABadRequestWithProblemJson() {
         Reply reply = api.postText("/api/v1/fleet", "{\"sites\": [", "application/json", ADMIN);
 
@@ -67,8 +63,8 @@ class FleetImportApiTest {
     }
 
     @Test
-    @Order(4)
     void everyInvalidFieldIsReportedAndNothingIsWritten() {
+        importTheExampleFleet(); // cluster fra-train exists
         Map<String, Object> doc = Map.of(
                 "sites", java.util.List.of(Map.of("id", "lab", "name", "Lab")),
                 "nodes", java.util.List.of(
@@ -86,7 +82,6 @@ class FleetImportApiTest {
     }
 
     @Test
-    @Order(5)
     void aDuplicateIdInTheDocumentIsRefused() {
         Map<String, Object> doc = Map.of("tenants", java.util.List.of(
                 Map.of("id", "twin", "name", "A"), Map.of("id", "twin", "name", "B")));
@@ -99,7 +94,6 @@ class FleetImportApiTest {
     }
 
     @Test
-    @Order(6)
     void anUnknownFieldIsNamedInTheError() {
         Reply reply = api.postText("/api/v1/fleet", "sites:\n  - id: x\n    nmae: typo\n", "application/yaml", ADMIN);
 
@@ -108,8 +102,8 @@ class FleetImportApiTest {
     }
 
     @Test
-    @Order(7)
     void aTwentyMegabyteBodyIsRefusedAsTooLarge() {
+        importTheExampleFleet(); // its 2 sites
         String huge = "{\"sites\":[{\"id\":\"x\",\"name\":\"" + "a".repeat(20 * 1024 * 1024) + "\"}]}";
 
         Reply reply = api.postText("/api/v1/fleet", huge, "application/json", ADMIN);
@@ -120,7 +114,6 @@ class FleetImportApiTest {
     }
 
     @Test
-    @Order(8)
     void aViewerMayNotImport() {
         Reply token = api.post("/api/v1/tokens", Map.of("name", "auditor", "role", "viewer"), ADMIN);
         Reply reply = api.postText("/api/v1/fleet", ExampleFleet.yaml(), "application/yaml",
@@ -128,5 +121,9 @@ class FleetImportApiTest {
 
         assertThat(reply.status()).isEqualTo(403);
         assertThat(reply.detail()).contains("Role 'viewer' may not call this endpoint");
+    }
+
+    private void importTheExampleFleet() {
+        assertThat(api.postText("/api/v1/fleet", ExampleFleet.yaml(), "application/yaml", ADMIN).status()).isEqualTo(200);
     }
 }

@@ -11,20 +11,20 @@ import io.micronaut.http.client.annotation.Client;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestMethodOrder;
 
 import java.util.Map;
 
 import static io.gpupool.testing.Api.ADMIN;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The admin's journey over REST: broken upload, good upload, dry-run, activate, roll back, verified history. */
-@MicronautTest(transactional = false)
+/**
+ * The admin's journey over REST: broken upload, good upload, dry-run, activate, roll back, verified history.
+ * Each test starts from a fresh context (an empty database: the default rule set as v1) and replays the
+ * steps of the journey whose records its checks can see.
+ */
+@MicronautTest(transactional = false, rebuildContext = true)
 @DatabaseTest
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PolicyLifecycleApiTest {
     @Inject
     @Client("/")
@@ -43,7 +43,6 @@ class PolicyLifecycleApiTest {
     }
 
     @Test
-    @Order(1)
     void anEmptyDatabaseStartsWithTheDefaultRuleSetAsVersionOne() {
         Reply list = api.get("/api/v1/policies", ADMIN);
 
@@ -54,12 +53,8 @@ class PolicyLifecycleApiTest {
     }
 
     @Test
-    @Order(2)
     void aRuleSetThatDoesNotCompileIsRejectedWithFileLineAndColumn() {
-        Map<String, String> broken = PolicyFiles.withFile(PolicyFiles.defaults(), "reclamation/reclamation.drl",
-                PolicyFiles.defaults().get("reclamation/reclamation.drl").replace("then\n", "then\n    this is not java;\n"));
-
-        Reply reply = api.post("/api/v1/policies", Map.of("message", "broken edit", "files", broken), ADMIN);
+        Reply reply = uploadARuleSetThatDoesNotCompile();
 
         assertThat(reply.status()).isEqualTo(422);
         assertThat(reply.contentType()).startsWith("application/problem+json");
@@ -69,20 +64,8 @@ class PolicyLifecycleApiTest {
     }
 
     @Test
-    @Order(3)
     void aRuleSetThatReachesForTheSystemIsRejectedByTheLinter() {
-        Map<String, String> sneaky = PolicyFiles.withFile(PolicyFiles.defaults(), "admission/exit.drl", """
-                package io.gpupool.rules.admission;
-                import io.gpupool.policy.fact.RequestFact;
-                rule "Exit the JVM"
-                when
-                    RequestFact()
-                then
-                    System.exit(1);
-                end
-                """);
-
-        Reply reply = api.post("/api/v1/policies", Map.of("message", "sneaky", "files", sneaky), ADMIN);
+        Reply reply = uploadARuleSetThatReachesForTheSystem();
 
         assertThat(reply.status()).isEqualTo(422);
         assertThat(reply.body().get("errors").toString()).contains("System");
@@ -90,19 +73,14 @@ class PolicyLifecycleApiTest {
     }
 
     @Test
-    @Order(4)
     void aRuleSetThatNeverReachesQuiescenceIsRejectedInsteadOfHanging() {
-        Map<String, String> looping = PolicyFiles.withFile(PolicyFiles.defaults(), PolicyFiles.NEVER_QUIESCENT_PATH,
-                PolicyFiles.NEVER_QUIESCENT);
-
-        Reply reply = api.post("/api/v1/policies", Map.of("message", "looping", "files", looping), ADMIN);
+        Reply reply = uploadARuleSetThatNeverReachesQuiescence();
 
         assertThat(reply.status()).isEqualTo(422);
         assertThat(reply.body().get("errors").toString()).containsIgnoringCase("quiescence");
     }
 
     @Test
-    @Order(5)
     void aChangeWithoutAMessageIsABadRequest() {
         Reply reply = api.post("/api/v1/policies", Map.of("files", PolicyFiles.staleAfterTwoMinutes()), ADMIN);
 
@@ -111,10 +89,8 @@ class PolicyLifecycleApiTest {
     }
 
     @Test
-    @Order(6)
     void aGoodRuleSetIsStoredWithItsTestResultsAndRuleCoverage() {
-        Reply reply = api.post("/api/v1/policies", Map.of("message", "Reclaim silent leases after 2 min",
-                "files", PolicyFiles.staleAfterTwoMinutes()), ADMIN);
+        Reply reply = uploadStaleAfterTwoMinutes();
 
         assertThat(reply.status()).isEqualTo(201);
         assertThat(reply.body().at("/version/version").asLong()).isEqualTo(2);
@@ -127,8 +103,9 @@ class PolicyLifecycleApiTest {
     }
 
     @Test
-    @Order(7)
     void uploadingTheSameContentAgainIsAConflict() {
+        assertThat(uploadStaleAfterTwoMinutes().status()).isEqualTo(201);
+
         Reply reply = api.post("/api/v1/policies", Map.of("message", "again",
                 "files", PolicyFiles.staleAfterTwoMinutes()), ADMIN);
 
@@ -137,8 +114,9 @@ class PolicyLifecycleApiTest {
     }
 
     @Test
-    @Order(8)
     void aDryRunShowsTheLeaseTheCandidateWouldNewlyReclaim() {
+        assertThat(uploadStaleAfterTwoMinutes().status()).isEqualTo(201);
+
         Reply reply = api.post("/api/v1/policies/dry-run",
                 Map.of("candidateVersion", 2, "scenario", PolicyFiles.quietLeaseScenario()), ADMIN);
 
@@ -153,8 +131,10 @@ class PolicyLifecycleApiTest {
     }
 
     @Test
-    @Order(9)
     void activatingAndRollingBackAreRecordedInAVerifiedHistory() {
+        uploadThreeRejectedRuleSets();
+        assertThat(uploadStaleAfterTwoMinutes().status()).isEqualTo(201);
+
         Reply activated = api.post("/api/v1/policies/2/activate", Map.of("message", "go"), ADMIN);
         assertThat(activated.status()).isEqualTo(200);
         assertThat(activeVersion()).isEqualTo(2);
@@ -172,16 +152,17 @@ class PolicyLifecycleApiTest {
     }
 
     @Test
-    @Order(10)
     void activatingTheActiveVersionOrRollingForwardIsAConflict() {
+        v2UploadedActivatedAndRolledBack();
+
         assertThat(api.post("/api/v1/policies/1/activate", Map.of(), ADMIN).status()).isEqualTo(409);
         assertThat(api.post("/api/v1/policies/2/rollback", Map.of(), ADMIN).status()).isEqualTo(409);
         assertThat(api.post("/api/v1/policies/99/activate", Map.of(), ADMIN).status()).isEqualTo(404);
     }
 
     @Test
-    @Order(11)
     void aViewerReadsTheHistoryButCannotChangePolicy() {
+        v2UploadedActivatedAndRolledBack();
         String viewer = api.post("/api/v1/tokens", Map.of("name", "auditor", "role", "viewer"), ADMIN)
                 .body().get("secret").asText();
 
@@ -191,8 +172,9 @@ class PolicyLifecycleApiTest {
     }
 
     @Test
-    @Order(12)
     void editingAHistoryRecordBreaksTheChain() {
+        uploadThreeRejectedRuleSets();
+        v2UploadedActivatedAndRolledBack();
         PolicyHistoryRow row = historyRows.findById(2L).orElseThrow();
         historyRows.update(new PolicyHistoryRow(row.seq(), row.event(), row.version(), row.contentHash(), "mallory",
                 row.message(), row.at(), row.rulesAdded(), row.rulesRemoved(), row.rulesChanged(), row.diff(),
@@ -202,5 +184,52 @@ class PolicyLifecycleApiTest {
 
         assertThat(verify.body().get("intact").asBoolean()).isFalse();
         assertThat(verify.body().get("firstBrokenSeq").asLong()).isEqualTo(2);
+    }
+
+    private Reply uploadARuleSetThatDoesNotCompile() {
+        Map<String, String> broken = PolicyFiles.withFile(PolicyFiles.defaults(), "reclamation/reclamation.drl",
+                PolicyFiles.defaults().get("reclamation/reclamation.drl").replace("then\n", "then\n    this is not java;\n"));
+        return api.post("/api/v1/policies", Map.of("message", "broken edit", "files", broken), ADMIN);
+    }
+
+    private Reply uploadARuleSetThatReachesForTheSystem() {
+        Map<String, String> sneaky = PolicyFiles.withFile(PolicyFiles.defaults(), "admission/exit.drl", """
+                package io.gpupool.rules.admission;
+                import io.gpupool.policy.fact.RequestFact;
+                rule "Exit the JVM"
+                when
+                    RequestFact()
+                then
+                    System.exit(1);
+                end
+                """);
+        return api.post("/api/v1/policies", Map.of("message", "sneaky", "files", sneaky), ADMIN);
+    }
+
+    private Reply uploadARuleSetThatNeverReachesQuiescence() {
+        Map<String, String> looping = PolicyFiles.withFile(PolicyFiles.defaults(), PolicyFiles.NEVER_QUIESCENT_PATH,
+                PolicyFiles.NEVER_QUIESCENT);
+        return api.post("/api/v1/policies", Map.of("message", "looping", "files", looping), ADMIN);
+    }
+
+    /** The journey's three rejected uploads, each recorded as VALIDATION_FAILED. */
+    private void uploadThreeRejectedRuleSets() {
+        assertThat(uploadARuleSetThatDoesNotCompile().status()).isEqualTo(422);
+        assertThat(uploadARuleSetThatReachesForTheSystem().status()).isEqualTo(422);
+        assertThat(uploadARuleSetThatNeverReachesQuiescence().status()).isEqualTo(422);
+    }
+
+    /** The journey's good upload: v2, a candidate that reclaims silent leases after 2 minutes. */
+    private Reply uploadStaleAfterTwoMinutes() {
+        return api.post("/api/v1/policies", Map.of("message", "Reclaim silent leases after 2 min",
+                "files", PolicyFiles.staleAfterTwoMinutes()), ADMIN);
+    }
+
+    /** v2 is uploaded, activated, then rolled back: v1 is active again. */
+    private void v2UploadedActivatedAndRolledBack() {
+        assertThat(uploadStaleAfterTwoMinutes().status()).isEqualTo(201);
+        assertThat(api.post("/api/v1/policies/2/activate", Map.of("message", "go"), ADMIN).status()).isEqualTo(200);
+        assertThat(api.post("/api/v1/policies/v1/rollback", Map.of("message", "too aggressive"), ADMIN).status())
+                .isEqualTo(200);
     }
 }

@@ -9,12 +9,8 @@ import io.micronaut.http.client.HttpClient;
 import io.micronaut.http.client.annotation.Client;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.TestMethodOrder;
 
 import java.time.Duration;
 
@@ -24,12 +20,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * One node is full with speech's lease; the other runs 4 GPUs of vision until its TTL in 10
  * minutes. Speech's 8-GPU request waits at the head of the queue and reserves that node. Work that
- * would sit on it past that time must wait; work that finishes before it may backfill.
+ * would sit on it past that time must wait; work that finishes before it may backfill. Each test starts
+ * from a fresh context and replays the requests before its own.
  */
-@MicronautTest(transactional = false)
+@MicronautTest(transactional = false, rebuildContext = true)
 @DatabaseTest
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class BackfillApiTest {
     @Inject
     @Client("/")
@@ -41,10 +36,9 @@ class BackfillApiTest {
     Api api;
     String vision;
     String speech;
-    String head;
     String ttlNode;
 
-    @BeforeAll
+    @BeforeEach
     void fillThePool() {
         api = new Api(client);
         SmallFleet.load(api);
@@ -74,20 +68,18 @@ class BackfillApiTest {
     }
 
     @Test
-    @Order(1)
     void theHeadOfTheQueueWaitsForCapacity() {
-        Reply reply = api.post("/api/v1/requests", request("speech", "training", 8, "topology", "NODE",
-                "topologyRequired", true), speech);
+        Reply reply = speechAsksForAWholeNode();
 
         assertThat(reply.status()).as(reply.body().toString()).isEqualTo(202);
         assertThat(reply.body().at("/request/whyPending/blockedBy").asText()).isEqualTo("CAPACITY");
-        head = reply.body().at("/request/id").asText();
     }
 
     @Test
-    @Order(2)
     void workThatWouldOutliveTheReservationMustWait() {
-        Reply reply = api.post("/api/v1/requests", request("vision", "training", 2), vision);
+        speechAsksForAWholeNode();
+
+        Reply reply = visionAsksForTwoWithoutATtl();
 
         assertThat(reply.status()).as(reply.body().toString()).isEqualTo(202);
         assertThat(reply.body().at("/request/whyPending/blockedBy").asText()).isEqualTo("RESERVATION");
@@ -95,17 +87,22 @@ class BackfillApiTest {
     }
 
     @Test
-    @Order(3)
     void workThatEndsBeforeTheReservedStartIsBackfilled() {
-        Reply reply = api.post("/api/v1/requests", request("vision", "training", 2, "ttlSeconds", 300), vision);
+        speechAsksForAWholeNode();
+        visionAsksForTwoWithoutATtl();
+
+        Reply reply = visionAsksForTwoForFiveMinutes();
 
         assertThat(reply.status()).as(reply.body().toString()).isEqualTo(201);
         assertThat(node(reply.body().at("/lease/shares/0/deviceId").asText())).isEqualTo(ttlNode);
     }
 
     @Test
-    @Order(4)
     void whenTheTtlsRunOutTheHeadStartsFirst() {
+        String head = speechAsksForAWholeNode().body().at("/request/id").asText();
+        visionAsksForTwoWithoutATtl();
+        visionAsksForTwoForFiveMinutes();
+
         passMinutes(12);
 
         scheduler.runOnce();
@@ -114,5 +111,19 @@ class BackfillApiTest {
         assertThat(now.body().at("/request/state").asText()).isEqualTo("PLACED");
         assertThat(node(now.body().at("/lease/shares/0/deviceId").asText())).isEqualTo(ttlNode);
         assertThat(api.get("/api/v1/queues", speech).body().toString()).doesNotContain(head);
+    }
+
+    /** Speech's 8 GPUs on one node: no node is free, so it heads the queue and reserves the TTL node. */
+    private Reply speechAsksForAWholeNode() {
+        return api.post("/api/v1/requests", request("speech", "training", 8, "topology", "NODE",
+                "topologyRequired", true), speech);
+    }
+
+    private Reply visionAsksForTwoWithoutATtl() {
+        return api.post("/api/v1/requests", request("vision", "training", 2), vision);
+    }
+
+    private Reply visionAsksForTwoForFiveMinutes() {
+        return api.post("/api/v1/requests", request("vision", "training", 2, "ttlSeconds", 300), vision);
     }
 }

@@ -1,11 +1,10 @@
 package io.gpupool.request;
 
+import io.gpupool.testing.GpuRequests;
 import io.gpupool.domain.request.WhyPending;
-import io.gpupool.domain.request.RequestState;
 import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.domain.lease.Lease;
 import io.gpupool.domain.lease.LeaseTransitions;
-import io.gpupool.domain.lease.WorkloadKind;
 import io.gpupool.policy.perf.SyntheticFleet;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.snapshot.PoolSnapshotBuilder;
@@ -34,10 +33,10 @@ public final class BackfillBenchmark {
         }
         PoolSnapshot snapshot = withTtls.build();
         String tenant = snapshot.tenants().values().stream().filter(t -> t.parentId() != null).findFirst().orElseThrow().id();
-        GpuRequest head = new GpuRequest("head", tenant, null, WorkloadKind.TRAINING, 8, 1000, null, List.of(), 0, 1,
-                "ANY", false, "training", null, true, 0, RequestState.QUEUED, 100, null,
-                new WhyPending(WhyPending.CAPACITY, "queue-when-full", "NO_CAPACITY", "no room", 0, "training", null, null),
-                now, now);
+        GpuRequest head = GpuRequests.request("head").tenant(tenant).gpus(8).pool("training").priority(100)
+                .whyPending(new WhyPending(WhyPending.CAPACITY, "queue-when-full", "NO_CAPACITY", "no room", 0, "training",
+                        null, null))
+                .at(now).build();
         PolicyInputs inputs = new PolicyInputs(); // the writer's: the capacity view and the ending leases follow commits
         Backfill backfill = new Backfill(new Allocators(), inputs);
         System.out.printf("fleet: %d GPUs, %d leases with a TTL; head: 8 whole GPUs in pool training%n",

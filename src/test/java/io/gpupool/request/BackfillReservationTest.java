@@ -1,7 +1,7 @@
 package io.gpupool.request;
 
+import io.gpupool.testing.GpuRequests;
 import io.gpupool.domain.request.WhyPending;
-import io.gpupool.domain.request.RequestState;
 import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.allocator.CapacityView;
 import io.gpupool.allocator.PlacementPlan;
@@ -9,7 +9,6 @@ import io.gpupool.allocator.SnapshotCapacity;
 import io.gpupool.domain.lease.Lease;
 import io.gpupool.domain.lease.LeaseState;
 import io.gpupool.domain.lease.LeaseTransitions;
-import io.gpupool.domain.lease.WorkloadKind;
 import io.gpupool.policy.perf.SyntheticFleet;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.snapshot.PoolSnapshotBuilder;
@@ -108,8 +107,8 @@ class BackfillReservationTest {
     private static GpuRequest queued(String id, int gpus, String pool, int priority, int secondsAfter, PoolSnapshot snapshot) {
         GpuRequest head = head(gpus, pool, snapshot);
         Instant at = NOW.plusSeconds(secondsAfter);
-        return new GpuRequest(id, head.tenantId(), null, head.kind(), gpus, 1000, null, List.of(), 0, 1, "ANY", false,
-                pool, null, true, 0, RequestState.QUEUED, priority, null, head.whyPending(), at, at);
+        return GpuRequests.request(id).tenant(head.tenantId()).kind(head.kind()).gpus(gpus).pool(pool).priority(priority)
+                .whyPending(head.whyPending()).at(at).build();
     }
 
     private static PoolSnapshot withTtls(PoolSnapshot fleet, int seed) {
@@ -123,9 +122,9 @@ class BackfillReservationTest {
 
     private static GpuRequest head(int gpus, String pool, PoolSnapshot snapshot) {
         String tenant = snapshot.tenants().values().stream().filter(t -> t.parentId() != null).findFirst().orElseThrow().id();
-        return new GpuRequest("head", tenant, null, WorkloadKind.TRAINING, gpus, 1000, null, List.of(), 0, 1, "ANY", false,
-                pool, null, true, 0, RequestState.QUEUED, 100, null,
-                new WhyPending(WhyPending.CAPACITY, "queue-when-full", "NO_CAPACITY", "no room", 0, pool, null, null), NOW, NOW);
+        return GpuRequests.request("head").tenant(tenant).gpus(gpus).pool(pool).priority(100)
+                .whyPending(new WhyPending(WhyPending.CAPACITY, "queue-when-full", "NO_CAPACITY", "no room", 0, pool, null, null))
+                .at(NOW).build();
     }
 
     /**

@@ -8,13 +8,8 @@ import io.gpupool.testing.HttpJson;
 import io.gpupool.testing.PoolInvariants;
 import io.gpupool.testing.ServiceProcess;
 import io.gpupool.testing.TestDatabase;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.extension.TestWatcher;
@@ -43,11 +38,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * was told survives (leases, queued requests), a retry under the same Idempotency-Key never creates
  * a second request (nor does one whose first call the kill cut off, committed or not), and the
  * allocation invariants still hold. The service runs as a child JVM on a
- * file-backed H2 database, or on PostgreSQL in the PostgreSQL pass.
+ * file-backed H2 database, or on PostgreSQL in the PostgreSQL pass. One scenario, so one test: the
+ * checks after the restart read what the kill left, and the last one stops the service to read its database.
  */
 @DatabaseTest
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class CrashRecoveryTest {
     private static final int THREADS = 6;
     private static final int ANSWERS_BEFORE_KILL = 60;
@@ -76,8 +70,18 @@ class CrashRecoveryTest {
         }
     };
 
-    @BeforeAll
-    void killTheServiceMidLoadAndRestartIt() throws Exception {
+    @Test
+    void whatAClientWasToldSurvivesAKillMidLoadAndTheRestartKeepsTheInvariants() throws Exception {
+        killTheServiceMidLoadAndRestartIt();
+
+        everyLeaseAnsweredBeforeTheKillIsActiveAfterTheRestart();
+        queuedRequestsAreBackInTheQueuesAfterTheRestart();
+        retryingEveryAnsweredKeyAfterTheRestartReturnsTheSameRequest();
+        aKeyInFlightAtTheKillRetriedTwiceAnswersTheSameRequestBothTimes();
+        theDatabaseAfterTheRestartHoldsTheInvariantsAndTheQueueTheServiceRestored();
+    }
+
+    private void killTheServiceMidLoadAndRestartIt() throws Exception {
         dir = Files.createTempDirectory("gpupool-crash");
         service = start(true, "first.log");
         http = new HttpJson(service.uri(), Api.ADMIN);
@@ -145,9 +149,7 @@ class CrashRecoveryTest {
         return body;
     }
 
-    @Test
-    @Order(1)
-    void everyLeaseAnsweredBeforeTheKillIsActiveAfterTheRestart() {
+    private void everyLeaseAnsweredBeforeTheKillIsActiveAfterTheRestart() {
         List<Answer> placed = answers.values().stream().filter(a -> a.status() == 201).toList();
         assertThat(placed).isNotEmpty();
         for (Answer a : placed) {
@@ -158,9 +160,7 @@ class CrashRecoveryTest {
         }
     }
 
-    @Test
-    @Order(2)
-    void queuedRequestsAreBackInTheQueuesAfterTheRestart() {
+    private void queuedRequestsAreBackInTheQueuesAfterTheRestart() {
         List<Answer> queued = answers.values().stream().filter(a -> a.status() == 202).toList();
         assertThat(queued).as("the mix always queues some requests").isNotEmpty();
         for (Answer a : queued) {
@@ -172,9 +172,7 @@ class CrashRecoveryTest {
         }
     }
 
-    @Test
-    @Order(3)
-    void retryingEveryAnsweredKeyAfterTheRestartReturnsTheSameRequest() {
+    private void retryingEveryAnsweredKeyAfterTheRestartReturnsTheSameRequest() {
         answers.forEach((key, a) -> {
             Api.Reply again = http.post("/api/v1/requests", a.body(), key);
             assertThat(requestIdOf(again)).as(key + " " + a).isEqualTo(a.requestId());
@@ -185,9 +183,7 @@ class CrashRecoveryTest {
         });
     }
 
-    @Test
-    @Order(4)
-    void aKeyInFlightAtTheKillRetriedTwiceAnswersTheSameRequestBothTimes() {
+    private void aKeyInFlightAtTheKillRetriedTwiceAnswersTheSameRequestBothTimes() {
         assertThat(inFlight).as("calls cut off by the kill").isNotEmpty();
         inFlight.forEach((key, body) -> {
             Api.Reply first = http.post("/api/v1/requests", body, key);
@@ -201,9 +197,7 @@ class CrashRecoveryTest {
         });
     }
 
-    @Test
-    @Order(5)
-    void theDatabaseAfterTheRestartHoldsTheInvariantsAndTheQueueTheServiceRestored() throws Exception {
+    private void theDatabaseAfterTheRestartHoldsTheInvariantsAndTheQueueTheServiceRestored() throws Exception {
         service.kill();
         try (Connection c = connect()) {
             assertThat(PoolInvariants.violations(c)).isEmpty();
@@ -226,7 +220,7 @@ class CrashRecoveryTest {
         return reply.status() == 422 ? reply.body().path("requestId").asText(null) : reply.body().at("/request/id").asText(null);
     }
 
-    @AfterAll
+    @AfterEach
     void killTheChild() {
         started.forEach(ServiceProcess::kill);
     }

@@ -1,11 +1,11 @@
 package io.gpupool.request;
 
+import io.gpupool.testing.GpuRequests;
+import io.gpupool.testing.Leases;
 import io.gpupool.domain.request.RequestState;
 import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.allocator.CapacityView;
 import io.gpupool.domain.lease.DeviceShare;
-import io.gpupool.domain.lease.Lease;
-import io.gpupool.domain.lease.LeaseState;
 import io.gpupool.domain.lease.WorkloadKind;
 import io.gpupool.policy.DefaultPolicy;
 import io.gpupool.policy.engine.Evaluation;
@@ -118,9 +118,8 @@ public final class DecisionPipelineBenchmark {
         int dice = random.nextInt(10);
         WorkloadKind kind = dice < 6 ? WorkloadKind.DEV : dice < 9 ? WorkloadKind.INFERENCE : WorkloadKind.TRAINING;
         int milli = kind == WorkloadKind.TRAINING ? 1000 : 50 * (1 + random.nextInt(4));
-        return new GpuRequest(UUID.randomUUID().toString(), teams.get(random.nextInt(teams.size())), null, kind, 1,
-                milli, null, List.of(), 0, 1, "ANY", false, null, null, true, 0, RequestState.QUEUED, 0, null, null,
-                now, now);
+        return GpuRequests.request(UUID.randomUUID().toString()).tenant(teams.get(random.nextInt(teams.size()))).kind(kind)
+                .milliPerGpu(milli).at(now).build();
     }
 
     /** The writer's decision path over an in-memory snapshot chain. */
@@ -161,8 +160,9 @@ public final class DecisionPipelineBenchmark {
             if (attempt instanceof Attempt.Placed p) {
                 List<DeviceShare> shares = new ArrayList<>();
                 p.plan().deviceShares(view).forEach(shares::addAll);
-                next.lease(new Lease(UUID.randomUUID().toString(), request.id(), request.tenantId(), p.pool(),
-                        request.kind(), level, true, false, null, LeaseState.ACTIVE, shares, now, null, now, null));
+                next.lease(Leases.lease(UUID.randomUUID().toString()).request(request.id()).tenant(request.tenantId())
+                        .pool(p.pool()).kind(request.kind()).priority(level).shares(shares).createdAt(now)
+                        .lastHeartbeat(now).build());
                 next.request(request.with(RequestState.PLACED, level, null, null, now));
                 outcome = "placed";
             } else if (attempt instanceof Attempt.Rejected) {

@@ -10,12 +10,8 @@ import io.micronaut.http.client.HttpClient;
 import io.micronaut.http.client.annotation.Client;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.TestMethodOrder;
 
 import java.time.Duration;
 import java.util.List;
@@ -27,12 +23,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Speech fills the training pool, half of it on borrowed capacity. Vision, within its guarantee,
  * asks for 8 GPUs: policy names the borrowed lease as the victim, it gets a notice and a grace
  * period, then its GPUs go to vision (in the commit that ends the victim, so a request arriving then
- * cannot take them) — and every step is explained.
+ * cannot take them) — and every step is explained. Each test starts from a fresh context and replays the
+ * steps before its own.
  */
-@MicronautTest(transactional = false)
+@MicronautTest(transactional = false, rebuildContext = true)
 @DatabaseTest
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PreemptionApiTest {
     @Inject
     @Client("/")
@@ -46,9 +41,8 @@ class PreemptionApiTest {
     String speech;
     String ownLease;
     String borrowedLease;
-    String visionRequest;
 
-    @BeforeAll
+    @BeforeEach
     void fillTheTrainingPool() {
         api = new Api(client);
         SmallFleet.load(api);
@@ -71,7 +65,6 @@ class PreemptionApiTest {
     }
 
     @Test
-    @Order(1)
     void aFractionalTrainingRequestIsRejectedByNamedRule() {
         Reply reply = api.post("/api/v1/requests", request("vision", "training", 1, "milliPerGpu", 500), vision);
 
@@ -83,13 +76,11 @@ class PreemptionApiTest {
     }
 
     @Test
-    @Order(2)
     void aLenderWithinItsGuaranteePreemptsTheBorrowedLeaseWithAGracePeriod() {
-        Reply reply = api.post("/api/v1/requests", request("vision", "training", 8, "priorityClass", "high"), vision);
+        Reply reply = visionAsksWithinItsGuarantee();
 
         assertThat(reply.status()).as(reply.body().toString()).isEqualTo(202);
         assertThat(reply.body().at("/request/whyPending/blockedBy").asText()).isEqualTo("PREEMPTION_GRACE");
-        visionRequest = reply.body().at("/request/id").asText();
         JsonNode victim = api.get("/api/v1/leases/" + borrowedLease, speech).body();
         assertThat(victim.get("state").asText()).isEqualTo("PREEMPTING");
         assertThat(victim.get("deadline").asText()).isNotEmpty();
@@ -98,8 +89,9 @@ class PreemptionApiTest {
     }
 
     @Test
-    @Order(3)
     void duringTheGracePeriodTheVictimKeepsItsGpus() {
+        String visionRequest = visionAsksWithinItsGuarantee().body().at("/request/id").asText();
+
         scheduler.runOnce();
 
         assertThat(api.get("/api/v1/leases/" + borrowedLease, speech).body().get("state").asText()).isEqualTo("PREEMPTING");
@@ -107,12 +99,10 @@ class PreemptionApiTest {
     }
 
     @Test
-    @Order(4)
     void whenTheGracePeriodEndsTheGpusGoToTheLenderInTheSameCommitBeforeAnyoneElseCanTakeThem() {
-        clock.advance(Duration.ofSeconds(31));
+        String visionRequest = visionWaitsOutAPassInTheGracePeriod();
 
-        scheduler.endGracePeriods(); // the pass's first step; its queue retry has not run yet
-        Reply newcomer = api.post("/api/v1/requests", request("speech", "training", 8, "priorityClass", "best-effort"), speech);
+        Reply newcomer = speechAsksAsTheGracePeriodEnds();
 
         assertThat(newcomer.status()).as("a request arriving as the grace period ends: " + newcomer.body()).isEqualTo(202);
         assertThat(newcomer.body().at("/request/whyPending/blockedBy").asText()).isEqualTo("CAPACITY");
@@ -123,8 +113,10 @@ class PreemptionApiTest {
     }
 
     @Test
-    @Order(5)
     void thePreemptionIsExplainedOnBothSides() {
+        String visionRequest = visionWaitsOutAPassInTheGracePeriod();
+        speechAsksAsTheGracePeriodEnds();
+
         List<String> visionActions = api.get("/api/v1/requests/" + visionRequest + "/explain", vision).body()
                 .get("decisions").findValuesAsText("action");
         assertThat(visionActions).containsSubsequence("NOTICE", "QUEUE", "PREEMPT", "ADMIT");
@@ -135,5 +127,24 @@ class PreemptionApiTest {
         assertThat(preempt.get("ruleNames").toString()).contains("Lender reclaims its guarantee from borrowed leases first");
         assertThat(preempt.get("policyVersion").asText()).isEqualTo("v1");
         assertThat(preempt.get("requestId").asText()).isEqualTo(visionRequest);
+    }
+
+    /** Vision asks for 8 GPUs within its guarantee: the borrowed lease gets a notice. */
+    private Reply visionAsksWithinItsGuarantee() {
+        return api.post("/api/v1/requests", request("vision", "training", 8, "priorityClass", "high"), vision);
+    }
+
+    /** Vision asks, the borrowed lease is noticed, a scheduling pass runs within the grace period; vision's request id. */
+    private String visionWaitsOutAPassInTheGracePeriod() {
+        String visionRequest = visionAsksWithinItsGuarantee().body().at("/request/id").asText();
+        scheduler.runOnce();
+        return visionRequest;
+    }
+
+    /** The grace period ends (the pass's first step; its queue retry has not run yet) and speech asks for 8 more. */
+    private Reply speechAsksAsTheGracePeriodEnds() {
+        clock.advance(Duration.ofSeconds(31));
+        scheduler.endGracePeriods();
+        return api.post("/api/v1/requests", request("speech", "training", 8, "priorityClass", "best-effort"), speech);
     }
 }

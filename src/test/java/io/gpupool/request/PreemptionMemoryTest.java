@@ -1,9 +1,9 @@
 package io.gpupool.request;
 
+import io.gpupool.testing.Leases;
 import io.gpupool.domain.request.WhyPending;
 import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.domain.inventory.ShareMode;
-import io.gpupool.domain.lease.DeviceShare;
 import io.gpupool.domain.lease.Lease;
 import io.gpupool.domain.lease.LeaseState;
 import io.gpupool.domain.lease.LeaseTransitions;
@@ -59,9 +59,8 @@ class PreemptionMemoryTest {
         askedFor("first", pool, NOW);
         Lease young = pool.lease("young-lease").orElseThrow();
         PoolSnapshot replaced = pool.toBuilder().version(2).lease(LeaseTransitions.end(young, LeaseState.RELEASED))
-                .lease(new Lease("newcomer", "req-newcomer", "speech", "training", WorkloadKind.EXPERIMENT, 10, true,
-                        false, null, LeaseState.ACTIVE, List.of(new DeviceShare("young-gpu0", 1000, null)),
-                        NOW.minusSeconds(5), null, NOW, null))
+                .lease(Leases.lease("newcomer").tenant("speech").kind(WorkloadKind.EXPERIMENT).priority(10)
+                        .whole("young-gpu0").createdAt(NOW.minusSeconds(5)).lastHeartbeat(NOW).build())
                 .build();
 
         assertThat(askedFor("second", replaced, NOW.plusSeconds(10))).containsExactly("young-gpu0");

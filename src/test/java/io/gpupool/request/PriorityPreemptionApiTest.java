@@ -11,12 +11,8 @@ import io.micronaut.http.client.HttpClient;
 import io.micronaut.http.client.annotation.Client;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.TestMethodOrder;
 
 import java.time.Duration;
 import java.util.Map;
@@ -34,12 +30,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * asks for the node: while batch's leases are younger than ten minutes they are protected and prod
  * waits; once they are older, higher priority preempts both, with a notice and a grace period, and
  * prod gets the node in the commit that ends them (a request arriving then finds it taken), every
- * step explained with the rule's name.
+ * step explained with the rule's name. Each test starts from a fresh context and replays the steps before
+ * its own.
  */
-@MicronautTest(transactional = false)
+@MicronautTest(transactional = false, rebuildContext = true)
 @DatabaseTest
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PriorityPreemptionApiTest {
     private static final String PRIORITY_RULE = "Higher priority preempts lower priority within a pool";
     @Inject
@@ -56,9 +51,8 @@ class PriorityPreemptionApiTest {
     String batch;
     String batchLease;
     String otherBatchLease;
-    String prodRequest;
 
-    @BeforeAll
+    @BeforeEach
     void batchFillsTheNode() {
         api = new Api(client);
         SmallFleet.load(api, "/fleets/priority-fleet.yaml");
@@ -76,9 +70,8 @@ class PriorityPreemptionApiTest {
     }
 
     @Test
-    @Order(1)
     void aYoungLeaseIsProtectedSoTheHigherPriorityRequestWaits() {
-        Reply reply = api.post("/api/v1/requests", request("prod", "training", 8, "priorityClass", "high"), prod);
+        Reply reply = prodAsksForTheNode();
 
         assertThat(reply.status()).as(reply.body().toString()).isEqualTo(202);
         assertThat(reply.body().at("/request/whyPending/blockedBy").asText()).isEqualTo("CAPACITY");
@@ -86,12 +79,11 @@ class PriorityPreemptionApiTest {
         assertThat(lease(otherBatchLease).get("state").asText()).isEqualTo("ACTIVE");
         assertThat(api.get("/api/v1/decisions?lease=" + batchLease, Api.ADMIN).body().findValuesAsText("action"))
                 .as("no notice for a young lease").doesNotContain("NOTICE");
-        prodRequest = reply.body().at("/request/id").asText();
     }
 
     @Test
-    @Order(2)
     void afterTenMinutesHigherPriorityPreemptsBothLeasesWithAGracePeriod() {
+        String prodRequest = prodAsksForTheNode().body().at("/request/id").asText();
         clock.advance(Duration.ofMinutes(11));
         heartbeat();
 
@@ -107,8 +99,12 @@ class PriorityPreemptionApiTest {
     }
 
     @Test
-    @Order(3)
     void whenTheGracePeriodEndsProdGetsTheNodeBeforeAnyoneElseAndBothSidesAreExplained() throws Exception {
+        String prodRequest = prodAsksForTheNode().body().at("/request/id").asText();
+        clock.advance(Duration.ofMinutes(11));
+        heartbeat();
+        scheduler.runOnce(); // the leases are noticed
+
         clock.advance(Duration.ofSeconds(31));
         heartbeat();
 
@@ -174,6 +170,11 @@ class PriorityPreemptionApiTest {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** Prod, at high priority, asks for the whole node batch fills. */
+    private Reply prodAsksForTheNode() {
+        return api.post("/api/v1/requests", request("prod", "training", 8, "priorityClass", "high"), prod);
     }
 
     private JsonNode lease(String id) {

@@ -1,9 +1,8 @@
 package io.gpupool.request;
 
+import io.gpupool.testing.GpuRequests;
 import io.gpupool.domain.request.WhyPending;
-import io.gpupool.domain.request.RequestState;
 import io.gpupool.domain.request.GpuRequest;
-import io.gpupool.domain.lease.WorkloadKind;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.snapshot.PoolSnapshotBuilder;
 import org.junit.jupiter.api.Test;
@@ -37,7 +36,6 @@ class QueueOrderTest {
     private static GpuRequest queued(String id, String pool, int priority, int secondsAfter) {
         Instant at = T0.plusSeconds(secondsAfter);
         WhyPending why = new WhyPending(WhyPending.CAPACITY, null, "NO_FIT", "no room", 0, pool, null);
-        return new GpuRequest(id, "vision", null, WorkloadKind.TRAINING, 1, 1000, null, List.of(), 0, 1, "ANY", false,
-                null, null, true, 0, RequestState.QUEUED, priority, null, why, at, at);
+        return GpuRequests.request(id).tenant("vision").priority(priority).whyPending(why).at(at).build();
     }
 }

@@ -9,12 +9,8 @@ import io.micronaut.http.client.HttpClient;
 import io.micronaut.http.client.annotation.Client;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.TestMethodOrder;
 
 import java.time.Duration;
 import java.util.List;
@@ -25,10 +21,8 @@ import static io.gpupool.testing.SmallFleet.request;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** TTL expiry, a device failure that requeues its work, and idle reclamation after a notice. */
-@MicronautTest(transactional = false)
+@MicronautTest(transactional = false, rebuildContext = true)
 @DatabaseTest
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ReclamationApiTest {
     @Inject
     @Client("/")
@@ -40,7 +34,7 @@ class ReclamationApiTest {
     Api api;
     String vision;
 
-    @BeforeAll
+    @BeforeEach
     void loadFleet() {
         api = new Api(client);
         SmallFleet.load(api);
@@ -59,7 +53,6 @@ class ReclamationApiTest {
     }
 
     @Test
-    @Order(1)
     void aLeasePastItsTtlIsExpiredByThePolicySweep() {
         String lease = place(request("vision", "dev", 1, "ttlSeconds", 60)).body().at("/lease/id").asText();
         clock.advance(Duration.ofMinutes(2));
@@ -75,7 +68,6 @@ class ReclamationApiTest {
     }
 
     @Test
-    @Order(2)
     void aLeaseOnAFailedGpuIsReclaimedAndItsRequestRunsAgainOnHealthyGpus() {
         Reply placed = place(request("vision", "training", 8, "topology", "NODE", "topologyRequired", true));
         String lease = placed.body().at("/lease/id").asText();
@@ -96,7 +88,6 @@ class ReclamationApiTest {
     }
 
     @Test
-    @Order(3)
     void anIdleTrainingLeaseGetsANoticeThenIsReclaimedAfterTheGracePeriod() {
         String lease = place(request("vision", "training", 2, "pool", "training")).body().at("/lease/id").asText();
         String device = api.get("/api/v1/leases/" + lease, vision).body().at("/shares/0/deviceId").asText();

@@ -9,12 +9,8 @@ import io.micronaut.http.client.HttpClient;
 import io.micronaut.http.client.annotation.Client;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.TestMethodOrder;
 
 import java.util.HashSet;
 import java.util.Map;
@@ -24,11 +20,13 @@ import static io.gpupool.testing.Api.ADMIN;
 import static io.gpupool.testing.SmallFleet.request;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** A tenant's day: placed, retried idempotently, queued with a reason, placed from the queue after a release. */
-@MicronautTest(transactional = false)
+/**
+ * A tenant's day: placed, retried idempotently, queued with a reason, placed from the queue after a release.
+ * Each test starts from a fresh context (an empty schema, the small fleet) and replays the part of the day
+ * it needs with the helpers at the bottom.
+ */
+@MicronautTest(transactional = false, rebuildContext = true)
 @DatabaseTest
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RequestPlacementApiTest {
     @Inject
     @Client("/")
@@ -38,10 +36,8 @@ class RequestPlacementApiTest {
     Api api;
     String vision;
     String speech;
-    String firstLease;
-    String queuedRequest;
 
-    @BeforeAll
+    @BeforeEach
     void loadFleet() {
         api = new Api(client);
         SmallFleet.load(api);
@@ -50,10 +46,8 @@ class RequestPlacementApiTest {
     }
 
     @Test
-    @Order(1)
     void aTrainingRequestWithinGuaranteeIsPlacedOnOneNvlinkNode() {
-        Reply reply = api.post("/api/v1/requests", request("vision", "training", 8, "topology", "NVLINK_DOMAIN",
-                "topologyRequired", true), vision);
+        Reply reply = visionAsksForOneNvlinkNode();
 
         assertThat(reply.status()).as(reply.body().toString()).isEqualTo(201);
         assertThat(reply.body().at("/request/state").asText()).isEqualTo("PLACED");
@@ -63,12 +57,11 @@ class RequestPlacementApiTest {
         reply.body().at("/lease/shares").forEach(s -> nodes.add(s.get("deviceId").asText().replaceAll("-gpu\\d+$", "")));
         assertThat(reply.body().at("/lease/shares").size()).isEqualTo(8);
         assertThat(nodes).hasSize(1);
-        firstLease = reply.body().at("/lease/id").asText();
     }
 
     @Test
-    @Order(2)
     void theAdmissionIsExplainedWithRuleNamesAndPolicyVersion() {
+        String firstLease = visionAsksForOneNvlinkNode().body().at("/lease/id").asText();
         String requestId = api.get("/api/v1/leases/" + firstLease, vision).body().get("requestId").asText();
 
         Reply explain = api.get("/api/v1/requests/" + requestId + "/explain", vision);
@@ -84,13 +77,10 @@ class RequestPlacementApiTest {
     }
 
     @Test
-    @Order(3)
     void aRetryWithTheSameIdempotencyKeyReturnsTheSameRequestAndCreatesNoLease() {
-        HttpRequest<?> first = HttpRequest.POST("/api/v1/requests", request("vision", "dev", 1, "milliPerGpu", 250))
-                .header("Idempotency-Key", "notebook-42");
-        Reply a = api.send((io.micronaut.http.MutableHttpRequest<?>) first, vision);
-        Reply b = api.send(HttpRequest.POST("/api/v1/requests", request("vision", "dev", 1, "milliPerGpu", 250))
-                .header("Idempotency-Key", "notebook-42"), vision);
+        visionAsksForOneNvlinkNode();
+        Reply a = visionAsksForANotebook();
+        Reply b = visionAsksForANotebook();
 
         assertThat(a.status()).isEqualTo(201);
         assertThat(b.status()).isEqualTo(201);
@@ -105,22 +95,27 @@ class RequestPlacementApiTest {
     }
 
     @Test
-    @Order(4)
     void aRequestThatDoesNotFitIsQueuedWithWhyAndTheLargestFitNow() {
-        Reply reply = api.post("/api/v1/requests", request("speech", "training", 16, "gangSize", 2), speech);
+        visionAsksForOneNvlinkNode();
+        visionAsksForANotebook();
+
+        Reply reply = speechAsksForAGangOfSixteen();
 
         assertThat(reply.status()).as(reply.body().toString()).isEqualTo(202);
         assertThat(reply.body().at("/request/state").asText()).isEqualTo("QUEUED");
         assertThat(reply.body().at("/request/whyPending/blockedBy").asText()).isEqualTo("CAPACITY");
         assertThat(reply.body().at("/request/whyPending/largestFitNow").asInt()).isEqualTo(1);
         assertThat(reply.body().get("queuePosition").asInt()).isEqualTo(1);
-        queuedRequest = reply.body().at("/request/id").asText();
+        String queuedRequest = reply.body().at("/request/id").asText();
         assertThat(api.get("/api/v1/queues", ADMIN).body().at("/training/0/request/id").asText()).isEqualTo(queuedRequest);
     }
 
     @Test
-    @Order(5)
     void releasingTheLeaseLetsTheQueuedGangRun() {
+        String firstLease = visionAsksForOneNvlinkNode().body().at("/lease/id").asText();
+        visionAsksForANotebook();
+        String queuedRequest = speechAsksForAGangOfSixteen().body().at("/request/id").asText();
+
         assertThat(api.post("/api/v1/leases/" + firstLease + "/release", Map.of(), vision).status()).isEqualTo(200);
 
         scheduler.runOnce();
@@ -133,16 +128,19 @@ class RequestPlacementApiTest {
     }
 
     @Test
-    @Order(6)
     void aReleasedLeaseCannotBeRenewedOrReleasedAgain() {
+        String firstLease = visionAsksForOneNvlinkNode().body().at("/lease/id").asText();
+        visionAsksForANotebook();
+        speechGangPlacedAfterRelease(firstLease);
+
         assertThat(api.post("/api/v1/leases/" + firstLease + "/renew", Map.of("ttlSeconds", 600), vision).status())
                 .isEqualTo(409);
         assertThat(api.post("/api/v1/leases/" + firstLease + "/release", Map.of(), vision).status()).isEqualTo(409);
     }
 
     @Test
-    @Order(7)
     void aHeartbeatRecordsUsageOnlyForTheLeasesOwnGpus() {
+        String queuedRequest = speechGangPlacedAfterTheDaysFirstLeaseIsReleased();
         Reply lease = api.get("/api/v1/requests/" + queuedRequest, speech);
         String leaseId = lease.body().at("/lease/id").asText();
         String device = lease.body().at("/lease/shares/0/deviceId").asText();
@@ -159,8 +157,8 @@ class RequestPlacementApiTest {
     }
 
     @Test
-    @Order(8)
     void anotherTeamsTokenCanNeitherSeeNorTouchTheRequestOrItsLease() {
+        String queuedRequest = speechGangPlacedAfterTheDaysFirstLeaseIsReleased();
         assertThat(api.get("/api/v1/requests/" + queuedRequest, vision).status()).isEqualTo(403);
         assertThat(api.get("/api/v1/requests/" + queuedRequest + "/explain", vision).status()).isEqualTo(403);
         Reply owned = api.get("/api/v1/requests/" + queuedRequest, speech);
@@ -184,8 +182,8 @@ class RequestPlacementApiTest {
     }
 
     @Test
-    @Order(9)
     void cancellingAPlacedRequestReleasesItsLease() {
+        String queuedRequest = speechGangPlacedAfterTheDaysFirstLeaseIsReleased();
         Reply cancelled = api.delete("/api/v1/requests/" + queuedRequest, speech);
 
         assertThat(cancelled.status()).isEqualTo(200);
@@ -194,5 +192,37 @@ class RequestPlacementApiTest {
         assertThat(api.delete("/api/v1/requests/" + queuedRequest, speech).status()).isEqualTo(409);
         assertThat(api.delete("/api/v1/requests/" + queuedRequest, vision).status()).as("vision does not reach speech")
                 .isEqualTo(403);
+    }
+
+    /** The day's first request: vision's 8 GPUs on one NVLink domain (placed, on an empty fleet). */
+    private Reply visionAsksForOneNvlinkNode() {
+        return api.post("/api/v1/requests", request("vision", "training", 8, "topology", "NVLINK_DOMAIN",
+                "topologyRequired", true), vision);
+    }
+
+    /** A quarter GPU for vision's notebook, under Idempotency-Key notebook-42. */
+    private Reply visionAsksForANotebook() {
+        return api.send(HttpRequest.POST("/api/v1/requests", request("vision", "dev", 1, "milliPerGpu", 250))
+                .header("Idempotency-Key", "notebook-42"), vision);
+    }
+
+    /** Speech's gang of 2 × 8 GPUs (queued while vision holds a node). */
+    private Reply speechAsksForAGangOfSixteen() {
+        return api.post("/api/v1/requests", request("speech", "training", 16, "gangSize", 2), speech);
+    }
+
+    /** Speech's gang queues, vision releases {@code firstLease}, a scheduling pass places the gang; its request id. */
+    private String speechGangPlacedAfterRelease(String firstLease) {
+        String queuedRequest = speechAsksForAGangOfSixteen().body().at("/request/id").asText();
+        assertThat(api.post("/api/v1/leases/" + firstLease + "/release", Map.of(), vision).status()).isEqualTo(200);
+        scheduler.runOnce();
+        return queuedRequest;
+    }
+
+    /** The day up to the gang's placement: vision's node and notebook, speech's gang queued, then placed. */
+    private String speechGangPlacedAfterTheDaysFirstLeaseIsReleased() {
+        String firstLease = visionAsksForOneNvlinkNode().body().at("/lease/id").asText();
+        visionAsksForANotebook();
+        return speechGangPlacedAfterRelease(firstLease);
     }
 }

@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
+import static io.gpupool.testing.GpuRequests.copyOf;
+import static io.gpupool.testing.GpuRequests.request;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
@@ -41,21 +43,18 @@ class SameAskTest {
     }
 
     private static GpuRequest ask(UnaryOperator<GpuRequest> change) {
-        return change.apply(new GpuRequest("req-1", "vision", "key-1", WorkloadKind.TRAINING, 4, 1000, null,
-                List.of("H100", "A100"), 40_000, 1, "ANY", false, null, "high", true, 3600, RequestState.QUEUED, 0,
-                null, null, T0, T0));
+        return change.apply(request("req-1").tenant("vision").idempotencyKey("key-1").kind(WorkloadKind.TRAINING).gpus(4)
+                .models("H100", "A100").minMemoryMib(40_000).topology("ANY").priorityClass("high").preemptible(true)
+                .ttlSeconds(3600).at(T0).build());
     }
 
     private static GpuRequest copy(GpuRequest r, List<String> models, long memory, long ttl, boolean preemptible,
                                    String topology) {
-        return new GpuRequest(r.id(), r.tenantId(), r.idempotencyKey(), r.kind(), r.gpus(), r.milliPerGpu(), r.migProfile(),
-                models, memory, r.gangSize(), topology, r.topologyRequired(), r.poolId(), r.priorityClass(), preemptible,
-                ttl, r.state(), r.priority(), r.leaseId(), r.whyPending(), r.createdAt(), r.updatedAt());
+        return copyOf(r).models(models).minMemoryMib(memory).ttlSeconds(ttl).preemptible(preemptible).topology(topology)
+                .build();
     }
 
     private static GpuRequest with(GpuRequest r, String id, RequestState state, Instant at) {
-        return new GpuRequest(id, r.tenantId(), r.idempotencyKey(), r.kind(), r.gpus(), r.milliPerGpu(), r.migProfile(),
-                r.allowedModels(), r.minMemoryMib(), r.gangSize(), r.topology(), r.topologyRequired(), r.poolId(),
-                r.priorityClass(), r.preemptible(), r.ttlSeconds(), state, 7, "lease-1", null, at, at);
+        return copyOf(r).id(id).state(state).priority(7).leaseId("lease-1").whyPending(null).at(at).build();
     }
 }

@@ -1,15 +1,8 @@
 package io.gpupool.request;
 
 import io.gpupool.domain.request.WhyPending;
-import io.gpupool.domain.request.RequestState;
 import io.gpupool.domain.request.GpuRequest;
-import io.gpupool.domain.inventory.Device;
-import io.gpupool.domain.inventory.DeviceHealth;
-import io.gpupool.domain.inventory.Node;
 import io.gpupool.domain.inventory.ShareMode;
-import io.gpupool.domain.lease.DeviceShare;
-import io.gpupool.domain.lease.Lease;
-import io.gpupool.domain.lease.LeaseState;
 import io.gpupool.domain.lease.WorkloadKind;
 import io.gpupool.policy.DefaultPolicy;
 import io.gpupool.policy.fact.SnapshotFacts;
@@ -18,11 +11,13 @@ import io.gpupool.domain.tenancy.PoolTier;
 import io.gpupool.domain.tenancy.Quota;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.snapshot.PoolSnapshotBuilder;
+import io.gpupool.testing.Fleets;
+import io.gpupool.testing.GpuRequests;
+import io.gpupool.testing.Leases;
 import io.gpupool.domain.tenancy.Tenant;
 
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -45,20 +40,17 @@ final class TrainingPool {
 
     /** A node of {@code cards} cards of {@code model}, named {@code <node>-gpu<i>}. */
     TrainingPool node(String id, int cards, String model, ShareMode mode) {
-        b.node(new Node(id, "c1", "s1", "r1", 128_000, 1 << 20, Map.of()));
-        for (int i = 0; i < cards; i++) {
-            b.device(new Device(id + "-gpu" + i, null, id, "c1", "s1", i, model, 81_920, null, 0, false, mode,
-                    List.of(), DeviceHealth.HEALTHY, Map.of(), "training", NOW.minusSeconds(5)));
-        }
+        Fleets.nodeOf(b, Fleets.node(id), cards,
+                gpu -> gpu.model(model).shareMode(mode).pool("training").lastHeartbeat(NOW.minusSeconds(5)));
         return this;
     }
 
     /** A lease of "speech" holding {@code milli} of {@code device}, heard from 10 s ago. */
     TrainingPool lease(String id, String device, int milli, WorkloadKind kind, int priority, boolean preemptible,
                        String gangId, long startedSecondsAgo) {
-        b.lease(new Lease(id, "req-" + id, "speech", "training", kind, priority, preemptible, false, gangId,
-                LeaseState.ACTIVE, List.of(new DeviceShare(device, milli, null)), NOW.minusSeconds(startedSecondsAgo),
-                null, NOW.minusSeconds(10), null));
+        b.lease(Leases.lease(id).tenant("speech").kind(kind).priority(priority).preemptible(preemptible).gang(gangId)
+                .share(device, milli).createdAt(NOW.minusSeconds(startedSecondsAgo)).lastHeartbeat(NOW.minusSeconds(10))
+                .build());
         return this;
     }
 
@@ -72,8 +64,7 @@ final class TrainingPool {
     }
 
     static GpuRequest wholeGpu(String id, String tenant, List<String> models, int priority, WhyPending why) {
-        return new GpuRequest(id, tenant, null, WorkloadKind.TRAINING, 1, 1000, null, models, 0, 1, "ANY", false,
-                null, null, true, 0, RequestState.QUEUED, priority, null, why, NOW, NOW);
+        return GpuRequests.request(id).tenant(tenant).models(models).priority(priority).whyPending(why).at(NOW).build();
     }
 
     /** Victims as the writer asks for them: the default policy over the snapshot's tracked facts. */

@@ -1,15 +1,13 @@
 package io.gpupool.request;
 
+import io.gpupool.testing.GpuRequests;
 import io.gpupool.domain.request.WhyPending;
-import io.gpupool.domain.request.RequestState;
 import io.gpupool.domain.request.GpuRequest;
-import io.gpupool.domain.lease.WorkloadKind;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -61,7 +59,6 @@ class WideningGateTest {
     private static GpuRequest queued(Instant wideSearchAt) {
         WhyPending why = new WhyPending(WhyPending.CAPACITY, null, "NO_FIT_GPU_CAPACITY", "no room", 0, "training", null,
                 wideSearchAt);
-        return new GpuRequest("r", "vision", null, WorkloadKind.TRAINING, 1, 1000, null, List.of(), 0, 1, "ANY", false,
-                null, null, true, 0, RequestState.QUEUED, 100, null, why, NOW, NOW);
+        return GpuRequests.request("r").tenant("vision").priority(100).whyPending(why).at(NOW).build();
     }
 }

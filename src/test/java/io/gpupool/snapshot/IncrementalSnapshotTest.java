@@ -1,5 +1,6 @@
 package io.gpupool.snapshot;
 
+import io.gpupool.testing.Leases;
 import io.gpupool.domain.inventory.Device;
 import io.gpupool.domain.lease.Lease;
 import io.gpupool.domain.lease.LeaseState;
@@ -85,8 +86,8 @@ class IncrementalSnapshotTest {
     void aLeaseAddedAndEndedInOneCommitLeavesNoTrace() {
         PoolSnapshot s = new LeaseChurn(4).fleet();
         Lease held = s.leases().values().iterator().next();
-        Lease twin = new Lease("twin", "r", held.tenantId(), held.poolId(), held.kind(), 0, true, false, null,
-                LeaseState.ACTIVE, held.shares(), held.createdAt(), null, null, null);
+        Lease twin = Leases.lease("twin").request("r").tenant(held.tenantId()).pool(held.poolId()).kind(held.kind())
+                .shares(held.shares()).createdAt(held.createdAt()).build();
 
         PoolSnapshot next = s.toBuilder().lease(twin).lease(LeaseTransitions.end(twin, LeaseState.RELEASED)).build();
 

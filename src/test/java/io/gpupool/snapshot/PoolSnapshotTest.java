@@ -1,7 +1,8 @@
 package io.gpupool.snapshot;
 
+import io.gpupool.testing.Fleets;
+import io.gpupool.testing.Leases;
 import io.gpupool.domain.inventory.Device;
-import io.gpupool.domain.inventory.DeviceHealth;
 import io.gpupool.domain.inventory.ShareMode;
 import io.gpupool.domain.lease.DeviceShare;
 import io.gpupool.domain.lease.Lease;
@@ -10,20 +11,18 @@ import io.gpupool.domain.lease.WorkloadKind;
 import io.gpupool.domain.tenancy.Tenant;
 import org.junit.jupiter.api.Test;
 
-import java.time.Instant;
-import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 class PoolSnapshotTest {
     private static Device gpu(String node, int index) {
-        return new Device(node + "-gpu" + index, "u" + node + index, node, "c", "s", index, "T4", 16384, null, 0,
-                false, ShareMode.TIME_SLICE, List.of(), DeviceHealth.HEALTHY, null, null, null);
+        return Fleets.gpu(node, index).uuid("u" + node + index).cluster("c").site("s").model("T4").memoryMib(16384)
+                .shareMode(ShareMode.TIME_SLICE).build();
     }
 
     private static Lease lease(String id, String tenant, LeaseState state, DeviceShare... shares) {
-        return new Lease(id, "r-" + id, tenant, "p", WorkloadKind.DEV, 0, true, false, null, state, List.of(shares),
-                Instant.EPOCH, null, null, null);
+        return Leases.lease(id).request("r-" + id).tenant(tenant).pool("p").kind(WorkloadKind.DEV).state(state)
+                .shares(shares).build();
     }
 
     @Test

@@ -1,12 +1,11 @@
 package io.gpupool.snapshot;
 
+import io.gpupool.testing.Leases;
 import io.gpupool.domain.inventory.Device;
 import io.gpupool.domain.inventory.DeviceHealth;
 import io.gpupool.domain.inventory.Node;
 import io.gpupool.domain.inventory.ShareMode;
-import io.gpupool.domain.lease.DeviceShare;
 import io.gpupool.domain.lease.Lease;
-import io.gpupool.domain.lease.LeaseState;
 import io.gpupool.domain.lease.WorkloadKind;
 import io.gpupool.domain.tenancy.Tenant;
 
@@ -45,8 +44,8 @@ public final class SnapshotBuildBenchmark {
         List<Lease> leases = new ArrayList<>();
         for (int l = 0; l < LEASES; l++) {
             Device d = devices.get(l % devices.size());
-            leases.add(new Lease("lease-" + l, "req-" + l, "t" + l % 50, "training", WorkloadKind.DEV, 0, true, false,
-                    null, LeaseState.ACTIVE, List.of(new DeviceShare(d.id(), 200, null)), Instant.EPOCH, null, null, null));
+            leases.add(Leases.lease("lease-" + l).request("req-" + l).tenant("t" + l % 50).kind(WorkloadKind.DEV)
+                    .share(d.id(), 200).build());
         }
         Instant now = Instant.now();
 

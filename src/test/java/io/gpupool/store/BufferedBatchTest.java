@@ -2,8 +2,9 @@ package io.gpupool.store;
 
 import io.gpupool.domain.decision.DecisionAction;
 import io.gpupool.domain.decision.LoggedDecision;
+import io.gpupool.testing.GpuRequests;
+import io.gpupool.testing.Leases;
 import io.gpupool.domain.lease.Lease;
-import io.gpupool.domain.lease.LeaseState;
 import io.gpupool.domain.lease.WorkloadKind;
 import io.gpupool.domain.tenancy.Pool;
 import io.gpupool.domain.tenancy.PoolTier;
@@ -145,8 +146,8 @@ class BufferedBatchTest extends WriterHarnessTest {
     /** Queues a request (row, snapshot and decision log entry), as a submit that finds no room does. */
     private static Mutation<String> submit(String id, String idempotencyKey) {
         return (before, changes) -> {
-            GpuRequest request = new GpuRequest(id, "buffered", idempotencyKey, WorkloadKind.DEV, 1, 500, null,
-                    List.of(), 0, 1, "ANY", false, null, null, true, 0, RequestState.QUEUED, 0, null, null, NOW, NOW);
+            GpuRequest request = GpuRequests.request(id).tenant("buffered").idempotencyKey(idempotencyKey)
+                    .kind(WorkloadKind.DEV).milliPerGpu(500).at(NOW).build();
             changes.insert(request).log(LoggedDecision.of(DecisionAction.QUEUE, id, null, "buffered", List.of(), null,
                     "TEST", "queued"), NOW);
             return id;
@@ -154,7 +155,7 @@ class BufferedBatchTest extends WriterHarnessTest {
     }
 
     private static Lease lease(String id, String requestId) {
-        return new Lease(id, requestId, "buffered", "buffered-pool", WorkloadKind.DEV, 0, true, false, null,
-                LeaseState.ACTIVE, List.of(), NOW, null, NOW, null);
+        return Leases.lease(id).request(requestId).tenant("buffered").pool("buffered-pool").kind(WorkloadKind.DEV)
+                .createdAt(NOW).lastHeartbeat(NOW).build();
     }
 }

@@ -1,13 +1,11 @@
 package io.gpupool.store;
 
-import io.gpupool.domain.lease.WorkloadKind;
+import io.gpupool.testing.GpuRequests;
 import io.gpupool.domain.request.GpuRequest;
-import io.gpupool.domain.request.RequestState;
 import io.gpupool.domain.request.WhyPending;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;
-import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -41,7 +39,8 @@ class GpuRequestRowTest {
     }
 
     private static GpuRequest request(WhyPending why) {
-        return new GpuRequest("r-1", "vision", "key-1", WorkloadKind.TRAINING, 8, 1000, null, List.of("H100"), 0, 2,
-                "NODE", true, "training", "high", false, 3600, RequestState.QUEUED, 500, null, why, NOW, NOW);
+        return GpuRequests.request("r-1").tenant("vision").idempotencyKey("key-1").gpus(8).models("H100").gangSize(2)
+                .topology("NODE").topologyRequired(true).pool("training").priorityClass("high").preemptible(false)
+                .ttlSeconds(3600).priority(500).whyPending(why).at(NOW).build();
     }
 }

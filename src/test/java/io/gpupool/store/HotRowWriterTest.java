@@ -1,5 +1,7 @@
 package io.gpupool.store;
 
+import io.gpupool.testing.GpuRequests;
+import io.gpupool.testing.Leases;
 import io.gpupool.domain.inventory.Cluster;
 import io.gpupool.domain.inventory.Device;
 import io.gpupool.domain.inventory.DeviceHealth;
@@ -8,7 +10,6 @@ import io.gpupool.domain.inventory.ShareMode;
 import io.gpupool.domain.inventory.Site;
 import io.gpupool.domain.decision.DecisionAction;
 import io.gpupool.domain.decision.LoggedDecision;
-import io.gpupool.domain.lease.DeviceShare;
 import io.gpupool.domain.lease.Lease;
 import io.gpupool.domain.lease.LeaseState;
 import io.gpupool.domain.lease.WorkloadKind;
@@ -62,17 +63,20 @@ class HotRowWriterTest extends WriterHarnessTest {
     void everyColumnOfEveryHotRowReadsBackAsWrittenWhetherSetOrNull() throws Exception {
         WhyPending why = new WhyPending(WhyPending.CAPACITY, "queue-when-full", "NO_CAPACITY", "no room",
                 1, "hot-pool", NOW.plusSeconds(60), NOW.plusSeconds(30));
-        GpuRequest full = new GpuRequest("hot-full", "hot", "key-1", WorkloadKind.TRAINING, 2, 1000, "1g.10gb",
-                List.of("H100", "A100"), 40_960, 2, "same-node", true, "hot-pool", "high", false, 3600,
-                RequestState.PLACED, 7, "hot-lease-full", why, NOW, NOW.plusMillis(5));
-        GpuRequest sparse = new GpuRequest("hot-sparse", "hot", null, WorkloadKind.DEV, 1, 250, null, List.of(), 0, 1,
-                "ANY", false, null, null, true, 0, RequestState.QUEUED, 0, null, null, NOW, NOW);
-        Lease fullLease = new Lease("hot-lease-full", "hot-full", "hot", "hot-pool", WorkloadKind.TRAINING, 7, false,
-                true, "gang-1", LeaseState.PREEMPTING,
-                List.of(new DeviceShare("hot-node-gpu0", 1000, null), new DeviceShare("hot-node-gpu1", 250, "1g.10gb")),
-                NOW, NOW.plusSeconds(3600), NOW.plusSeconds(1), NOW.plusSeconds(120));
-        Lease sparseLease = new Lease("hot-lease-sparse", "hot-sparse", "hot", "hot-pool", WorkloadKind.DEV, 0, true,
-                false, null, LeaseState.ACTIVE, List.of(), NOW, null, null, null);
+        GpuRequest full = GpuRequests.request("hot-full").tenant("hot").idempotencyKey("key-1").kind(WorkloadKind.TRAINING)
+                .gpus(2).milliPerGpu(1000).migProfile("1g.10gb").models("H100", "A100").minMemoryMib(40_960).gangSize(2)
+                .topology("same-node").topologyRequired(true).pool("hot-pool").priorityClass("high").preemptible(false)
+                .ttlSeconds(3600).state(RequestState.PLACED).priority(7).leaseId("hot-lease-full").whyPending(why)
+                .createdAt(NOW).updatedAt(NOW.plusMillis(5)).build();
+        GpuRequest sparse = GpuRequests.request("hot-sparse").tenant("hot").kind(WorkloadKind.DEV).milliPerGpu(250)
+                .at(NOW).build();
+        Lease fullLease = Leases.lease("hot-lease-full").request("hot-full").tenant("hot").pool("hot-pool")
+                .kind(WorkloadKind.TRAINING).priority(7).preemptible(false).borrowed(true).gang("gang-1")
+                .state(LeaseState.PREEMPTING).whole("hot-node-gpu0").share("hot-node-gpu1", 250, "1g.10gb")
+                .createdAt(NOW).expiresAt(NOW.plusSeconds(3600)).lastHeartbeat(NOW.plusSeconds(1))
+                .deadline(NOW.plusSeconds(120)).build();
+        Lease sparseLease = Leases.lease("hot-lease-sparse").request("hot-sparse").tenant("hot").pool("hot-pool")
+                .kind(WorkloadKind.DEV).createdAt(NOW).build();
         LoggedDecision admitted = LoggedDecision.of(DecisionAction.ADMIT, "hot-full", "hot-lease-full", "hot",
                 List.of("admit-training"), "v3", "ADMITTED", "placed on hot-node");
         LoggedDecision unnamed = LoggedDecision.of(DecisionAction.QUEUE, null, null, null, List.of(), null, "TEST", "bare");
@@ -130,20 +134,20 @@ class HotRowWriterTest extends WriterHarnessTest {
     @Test
     void updatedRowsReadBackWithEveryColumnAsUpdatedIncludingValuesSetBackToNull() throws Exception {
         WhyPending why = new WhyPending(WhyPending.QUOTA, "over-quota", "OVER_QUOTA", "over", 0, "hot-pool", null, null);
-        GpuRequest queued = new GpuRequest("hot-updated", "hot", "key-u", WorkloadKind.INFERENCE, 1, 500, null,
-                List.of("L40S"), 1024, 1, "ANY", false, "hot-pool", "high", true, 60, RequestState.QUEUED, 3, null, why,
-                NOW, NOW);
-        Lease held = new Lease("hot-lease-updated", "hot-updated", "hot", "hot-pool", WorkloadKind.INFERENCE, 3, true,
-                true, "gang-u", LeaseState.ACTIVE, List.of(new DeviceShare("hot-node-gpu1", 500, null)), NOW,
-                NOW.plusSeconds(60), NOW, null);
+        GpuRequest queued = GpuRequests.request("hot-updated").tenant("hot").idempotencyKey("key-u")
+                .kind(WorkloadKind.INFERENCE).milliPerGpu(500).models("L40S").minMemoryMib(1024).pool("hot-pool")
+                .priorityClass("high").ttlSeconds(60).priority(3).whyPending(why).at(NOW).build();
+        Lease held = Leases.lease("hot-lease-updated").request("hot-updated").tenant("hot").pool("hot-pool")
+                .kind(WorkloadKind.INFERENCE).priority(3).borrowed(true).gang("gang-u").share("hot-node-gpu1", 500)
+                .createdAt(NOW).expiresAt(NOW.plusSeconds(60)).lastHeartbeat(NOW).build();
         harness.workingSet.write((before, changes) -> {
             changes.insert(queued).insert(held);
             return null;
         });
         GpuRequest placed = queued.with(RequestState.PLACED, 5, "hot-lease-updated", null, NOW.plusSeconds(2));
-        Lease noticed = new Lease(held.id(), held.requestId(), held.tenantId(), held.poolId(), held.kind(), 9, false,
-                false, null, LeaseState.PREEMPTING, held.shares(), held.createdAt(), null, NOW.plusSeconds(3),
-                NOW.plusSeconds(33));
+        Lease noticed = Leases.copyOf(held).priority(9).preemptible(false).borrowed(false).gang(null)
+                .state(LeaseState.PREEMPTING).expiresAt(null).lastHeartbeat(NOW.plusSeconds(3)).deadline(NOW.plusSeconds(33))
+                .build();
 
         List<CompletableFuture<String>> answers = harness.runAsOneBatch(List.of(
                 (before, changes) -> {
@@ -165,10 +169,10 @@ class HotRowWriterTest extends WriterHarnessTest {
 
     @Test
     void anUpdateOfALeaseTheDatabaseDoesNotHaveFailsItsWriteAndTheWritesBeforeItCommit() throws Exception {
-        Lease ghost = new Lease("hot-ghost", "nobody", "hot", "hot-pool", WorkloadKind.DEV, 0, true, false, null,
-                LeaseState.RELEASED, List.of(), NOW, null, null, null);
-        GpuRequest kept = new GpuRequest("hot-kept", "hot", null, WorkloadKind.DEV, 1, 250, null, List.of(), 0, 1,
-                "ANY", false, null, null, true, 0, RequestState.QUEUED, 0, null, null, NOW, NOW);
+        Lease ghost = Leases.lease("hot-ghost").request("nobody").tenant("hot").pool("hot-pool").kind(WorkloadKind.DEV)
+                .state(LeaseState.RELEASED).createdAt(NOW).build();
+        GpuRequest kept = GpuRequests.request("hot-kept").tenant("hot").kind(WorkloadKind.DEV).milliPerGpu(250).at(NOW)
+                .build();
 
         List<CompletableFuture<String>> answers = harness.runAsOneBatch(List.of(
                 (before, changes) -> {

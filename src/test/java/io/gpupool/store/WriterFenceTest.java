@@ -1,12 +1,12 @@
 package io.gpupool.store;
 
+import io.gpupool.testing.GpuRequests;
 import io.gpupool.auth.IssuedToken;
 import io.gpupool.auth.Role;
 import io.gpupool.auth.TokenService;
 import io.gpupool.domain.lease.WorkloadKind;
 import io.gpupool.problem.ProblemException;
 import io.gpupool.domain.request.GpuRequest;
-import io.gpupool.domain.request.RequestState;
 import io.gpupool.domain.tenancy.Tenant;
 import io.gpupool.testing.DatabaseTest;
 import io.gpupool.testing.TestDatabase;
@@ -20,7 +20,6 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -114,8 +113,8 @@ class WriterFenceTest {
     private static Mutation<String> queue(String id) {
         return (before, changes) -> {
             Instant now = Instant.now();
-            GpuRequest request = new GpuRequest(id, "fenced", null, WorkloadKind.DEV, 1, 500, null, List.of(), 0, 1,
-                    "ANY", false, null, null, true, 0, RequestState.QUEUED, 0, null, null, now, now);
+            GpuRequest request = GpuRequests.request(id).tenant("fenced").kind(WorkloadKind.DEV).milliPerGpu(500).at(now)
+                    .build();
             changes.insert(request);
             return id;
         };

@@ -80,10 +80,8 @@ public final class LeaseChurn {
             b.lease(LeaseTransitions.notice(pick(held), s.takenAt().plusSeconds(30)));
         } else if (dice < 92) {
             Lease l = pick(held);
-            b.lease(new Lease(l.id(), l.requestId(), l.tenantId(), l.poolId(), l.kind(), l.priority(), l.preemptible(),
-                    !l.borrowed(), l.gangId(), l.state(), l.shares(), l.createdAt(),
-                    l.expiresAt() == null ? null : l.expiresAt().plusSeconds(90), l.lastHeartbeat(), // renewed too
-                    l.deadline()));
+            b.lease(Leases.copyOf(l).borrowed(!l.borrowed())
+                    .expiresAt(l.expiresAt() == null ? null : l.expiresAt().plusSeconds(90)).build()); // renewed too
         } else if (dice < 96) {
             b.quota(new Quota("b", "train", Quota.ANY_MODEL, random.nextInt(8), random.nextInt(4), 2));
         } else {
@@ -140,9 +138,9 @@ public final class LeaseChurn {
             }
         }
         String id = "L" + (++serial);
-        b.lease(new Lease(id, "r" + id, tenant, pool, WorkloadKind.values()[random.nextInt(4)], random.nextInt(3) * 100,
-                true, random.nextBoolean(), shares.size() > 2 ? id : null, LeaseState.ACTIVE, shares, s.takenAt(),
-                ttl(), s.takenAt(), null));
+        b.lease(Leases.lease(id).request("r" + id).tenant(tenant).pool(pool).kind(WorkloadKind.values()[random.nextInt(4)])
+                .priority(random.nextInt(3) * 100).borrowed(random.nextBoolean()).gang(shares.size() > 2 ? id : null)
+                .shares(shares).createdAt(s.takenAt()).expiresAt(ttl()).lastHeartbeat(s.takenAt()).build());
     }
 
     private Lease pick(List<Lease> held) {

@@ -1,12 +1,11 @@
 package io.gpupool.policy.perf;
 
+import io.gpupool.testing.Leases;
 import io.gpupool.domain.inventory.Device;
 import io.gpupool.domain.inventory.DeviceHealth;
 import io.gpupool.domain.inventory.Node;
 import io.gpupool.domain.inventory.ShareMode;
 import io.gpupool.domain.lease.DeviceShare;
-import io.gpupool.domain.lease.Lease;
-import io.gpupool.domain.lease.LeaseState;
 import io.gpupool.domain.lease.WorkloadKind;
 import io.gpupool.policy.fact.RequestFact;
 import io.gpupool.policy.fact.SnapshotFacts;
@@ -94,10 +93,10 @@ public final class SyntheticFleet {
             String id = "lease-" + l;
             int roll = random.nextInt(100);
             WorkloadKind kind = WorkloadKind.values()[l % 4];
-            b.lease(new Lease(id, "req-" + l, tenants.get(l % tenants.size()), d.poolId(), kind,
-                    roll < 50 ? 10 : 100, true, roll % 10 == 0, null, LeaseState.ACTIVE,
-                    List.of(new DeviceShare(d.id(), milli, null)), NOW.minus(Duration.ofMinutes(30 + roll)),
-                    roll == 1 ? NOW.minusSeconds(60) : null, NOW.minusSeconds(roll == 2 ? 900 : 20), null));
+            b.lease(Leases.lease(id).request("req-" + l).tenant(tenants.get(l % tenants.size())).pool(d.poolId()).kind(kind)
+                    .priority(roll < 50 ? 10 : 100).borrowed(roll % 10 == 0).share(d.id(), milli)
+                    .createdAt(NOW.minus(Duration.ofMinutes(30 + roll))).expiresAt(roll == 1 ? NOW.minusSeconds(60) : null)
+                    .lastHeartbeat(NOW.minusSeconds(roll == 2 ? 900 : 20)).build());
             boolean idle = roll < 5;
             for (int s = 0; s < 12; s++) {
                 samples.add(new UsageSample(id, NOW.minus(Duration.ofMinutes(5L * s)), idle ? 0.0 : 0.6));
