@@ -7,7 +7,7 @@ import io.gpupool.auth.Caller;
 import io.gpupool.auth.Role;
 import io.gpupool.problem.ProblemException;
 import io.gpupool.domain.request.GpuRequest;
-import io.gpupool.request.QueueOrder;
+import io.gpupool.request.input.QueueOrder;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.store.WorkingSet;
 import io.micronaut.core.annotation.Nullable;

@@ -12,7 +12,7 @@ import io.gpupool.lease.LeaseService;
 import io.gpupool.request.AllocationService;
 import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.request.NewRequest;
-import io.gpupool.request.Outcome;
+import io.gpupool.request.decision.Outcome;
 import io.gpupool.domain.request.WhyPending;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
@@ -62,13 +62,13 @@ public class RequestController {
                                   Caller caller, HttpRequest<?> http) {
         Outcome outcome = allocation.submit(body, key, caller);
         GpuRequest r = outcome.request();
-        if (outcome.status() == Outcome.REJECTED) {
+        if (outcome.kind() == Outcome.Kind.REJECTED) {
             WhyPending why = r.whyPending();
             return HttpResponse.status(HttpStatus.UNPROCESSABLE_ENTITY).contentType(Problem.MEDIA_TYPE)
                     .body(new Rejection("about:blank", "Rejected by policy", 422, why.message(), http.getPath(), r.id(),
                             why.ruleName(), why.reasonCode()));
         }
-        return HttpResponse.status(HttpStatus.valueOf(outcome.status()))
+        return HttpResponse.status(statusOf(outcome.kind()))
                 .body(new RequestAnswer(r, outcome.lease(), outcome.queuePosition()));
     }
 
@@ -101,5 +101,15 @@ public class RequestController {
 
     private Lease lease(GpuRequest request, Caller caller) {
         return request.leaseId() == null ? null : leases.get(request.leaseId(), caller);
+    }
+
+    /** How each kind of outcome is answered: 201 with the lease, 202 while it queues, 200 for an ended request shown again. */
+    private static HttpStatus statusOf(Outcome.Kind kind) {
+        return switch (kind) {
+            case PLACED -> HttpStatus.CREATED;
+            case QUEUED -> HttpStatus.ACCEPTED;
+            case REJECTED -> HttpStatus.UNPROCESSABLE_ENTITY;
+            case ENDED -> HttpStatus.OK;
+        };
     }
 }

@@ -1,5 +1,13 @@
 package io.gpupool.request;
 
+import io.gpupool.request.decision.Outcome;
+import io.gpupool.request.decision.DecisionContext;
+import io.gpupool.request.decision.RequestDecider;
+import io.gpupool.request.backfill.Backfill;
+import io.gpupool.request.input.QueueOrder;
+import io.gpupool.request.input.Allocators;
+import io.gpupool.request.input.PolicyInputs;
+import io.gpupool.domain.request.BlockedBy;
 import io.gpupool.domain.request.WhyPending;
 import io.gpupool.domain.request.RequestState;
 import io.gpupool.domain.request.GpuRequest;
@@ -26,8 +34,8 @@ import java.util.Optional;
 import java.util.UUID;
 
 /**
- * Tenants' GPU requests: submit (placed, queued or rejected), read, cancel, and the queue retry the
- * scheduler drives. Every decision runs as one writer mutation (see {@link WorkingSet}): policy and
+ * Tenants' GPU requests: submit (placed, queued or rejected), read, cancel, and the retry of one
+ * queued request that a scheduling pass drives ({@code QueuePass}). Every decision runs as one writer mutation (see {@link WorkingSet}): policy and
  * placement see one consistent snapshot, and the lease, the request, the victims' notices and the
  * decision log commit together — two requests can never be placed on the same free capacity.
  */
@@ -37,21 +45,14 @@ public class AllocationService {
     private final RequestDecider decider;
     private final Backfill backfill;
     private final Clock clock;
-    private final Duration passSearchBudget;
-    /** The queued request where the last pass's search budget ran out: the next pass's budget starts there. */
-    private volatile String searchesResumeAt;
 
     AllocationService(WorkingSet workingSet, PolicyEngine engine, ActivePolicy active, Clock clock,
                       @Value("${gpupool.preemption.grace:30s}") Duration grace,
                       @Value("${gpupool.preemption.candidate-nodes:32}") int candidateNodes,
-                      @Value("${gpupool.preemption.widen-every:30s}") Duration widenEvery,
-                      @Value("${gpupool.preemption.pass-budget:250ms}") Duration passSearchBudget) {
+                      @Value("${gpupool.preemption.widen-every:30s}") Duration widenEvery) {
         if (candidateNodes < 0) {
             throw new IllegalArgumentException("gpupool.preemption.candidate-nodes must be 0 (every node) or more, was "
                     + candidateNodes);
-        }
-        if (passSearchBudget.isNegative()) {
-            throw new IllegalArgumentException("gpupool.preemption.pass-budget must not be negative, was " + passSearchBudget);
         }
         this.workingSet = workingSet;
         Allocators allocators = new Allocators();
@@ -59,7 +60,6 @@ public class AllocationService {
         this.decider = new RequestDecider(engine, active, allocators, inputs, grace, candidateNodes, widenEvery);
         this.backfill = new Backfill(allocators, inputs);
         this.clock = clock;
-        this.passSearchBudget = passSearchBudget;
     }
 
     public Outcome submit(NewRequest in, String idempotencyKey, Caller caller) {
@@ -93,9 +93,9 @@ public class AllocationService {
                     return replay(before, earlier.get(), changes.findLease(String.valueOf(earlier.get().leaseId())));
                 }
             }
-            return decider.decide(before, changes, request, true, backfill.current(), now);
+            return decider.decide(DecisionContext.submission(before, changes, request, backfill.current(), now));
         });
-        if (outcome.status() == Outcome.QUEUED && WhyPending.CAPACITY.equals(outcome.request().whyPending().blockedBy())
+        if (outcome.kind() == Outcome.Kind.QUEUED && outcome.request().whyPending().blockedBy() == BlockedBy.CAPACITY
                 && !backfill.current().hasHeadIn(outcome.request().whyPending().pool())) {
             // A new head of its pool's queue: reserve for it now rather than at the next scheduling pass.
             workingSet.write((before, changes) -> backfill.refresh(before, clock.instant()));
@@ -140,49 +140,25 @@ public class AllocationService {
         });
     }
 
-    /**
-     * One pass over the queues in policy order. The first request blocked on capacity becomes the
-     * head and gets a reservation; later requests are backfilled only where they cannot delay it.
-     * Returns how many requests were placed.
-     */
-    public int retryQueues() {
-        int placed = 0;
-        if (workingSet.current().queued().isEmpty() && backfill.current().isEmpty()) {
-            // Nothing queued and nothing reserved: the pass has nothing to do. Every release nudges a
-            // pass, so skipping the writer here keeps an idle queue from costing one write per release.
-            // A request queued meanwhile reserves for itself in submit(), or at the next pass.
-            return 0;
-        }
-        workingSet.write((before, changes) -> backfill.refresh(before, clock.instant()));
-        List<GpuRequest> order = QueueOrder.ordered(workingSet.current());
-        int resumeAt = Math.max(0, order.stream().map(GpuRequest::id).toList().indexOf(searchesResumeAt));
-        PassBudget budget = PassBudget.starting(passSearchBudget, resumeAt);
-        for (int position = 0; position < order.size(); position++) {
-            GpuRequest queued = order.get(position);
-            Instant now = clock.instant();
-            if (queued.whyPending() != null && queued.whyPending().until() != null && queued.whyPending().until().isAfter(now)) {
-                continue; // its victims are still in their grace period
-            }
-            // Decided outside the write, so a replayed batch decides the same (PassBudget says why).
-            boolean widenHeld = budget.holds(position);
-            Outcome outcome = workingSet.write((before, changes) -> retry(before, changes, queued, now, widenHeld));
-            if (outcome != null && outcome.status() == Outcome.PLACED) {
-                placed++;
-            }
-        }
-        searchesResumeAt = budget.ranOutAt() < 0 ? null : order.get(budget.ranOutAt()).id();
-        return placed;
+    /** Nothing queued and nothing reserved: a scheduling pass over the queues has nothing to do. */
+    public boolean nothingWaits() {
+        return workingSet.current().queued().isEmpty() && backfill.current().isEmpty();
+    }
+
+    /** Inside a running write: reserves again for the head of each pool's queue (backfill). */
+    public Object refreshReservations(PoolSnapshot before) {
+        return backfill.refresh(before, clock.instant());
     }
 
     /**
      * Inside a running write: decides {@code queued} again on {@code before}, as a scheduling pass
      * does; null when it is no longer queued there.
      */
-    Outcome retry(PoolSnapshot before, Changes changes, GpuRequest queued, Instant now,
+    public Outcome retry(PoolSnapshot before, Changes changes, GpuRequest queued, Instant now,
                   boolean widenHeld) {
         GpuRequest current = before.queued().get(queued.id());
         return current == null ? null
-                : decider.decide(before, changes, current, false, backfill.current(), now, widenHeld);
+                : decider.decide(DecisionContext.retry(before, changes, current, backfill.current(), now, widenHeld));
     }
 
     /**
@@ -220,13 +196,13 @@ public class AllocationService {
     }
 
     private static Outcome replay(PoolSnapshot snapshot, GpuRequest earlier, Optional<Lease> lease) {
-        int status = switch (earlier.state()) {
-            case PLACED -> Outcome.PLACED;
-            case REJECTED -> Outcome.REJECTED;
-            case CANCELLED -> Outcome.ENDED;
-            case QUEUED -> Outcome.QUEUED;
+        Outcome.Kind kind = switch (earlier.state()) {
+            case PLACED -> Outcome.Kind.PLACED;
+            case REJECTED -> Outcome.Kind.REJECTED;
+            case CANCELLED -> Outcome.Kind.ENDED;
+            case QUEUED -> Outcome.Kind.QUEUED;
         };
-        return new Outcome(earlier, lease.orElse(null), status,
+        return new Outcome(earlier, lease.orElse(null), kind,
                 earlier.state() == RequestState.QUEUED ? QueueOrder.position(snapshot, earlier) : 0);
     }
 }

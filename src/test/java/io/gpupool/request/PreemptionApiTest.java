@@ -1,5 +1,6 @@
 package io.gpupool.request;
 
+import io.gpupool.request.scheduling.LifecycleScheduler;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gpupool.testing.Api;
 import io.gpupool.testing.Api.Reply;

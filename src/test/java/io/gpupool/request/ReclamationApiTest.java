@@ -1,5 +1,6 @@
 package io.gpupool.request;
 
+import io.gpupool.request.scheduling.LifecycleScheduler;
 import io.gpupool.testing.Api;
 import io.gpupool.testing.Api.Reply;
 import io.gpupool.testing.DatabaseTest;

@@ -2,6 +2,7 @@ package io.gpupool.store;
 
 import io.gpupool.testing.GpuRequests;
 import io.gpupool.domain.request.GpuRequest;
+import io.gpupool.domain.request.BlockedBy;
 import io.gpupool.domain.request.WhyPending;
 import org.junit.jupiter.api.Test;
 
@@ -14,7 +15,7 @@ class GpuRequestRowTest {
 
     @Test
     void aQueuedRequestKeepsWhyItWaitsAndWhenItsPoolWasLastSearchedForVictims() {
-        WhyPending why = new WhyPending(WhyPending.CAPACITY, null, "NO_FIT_GPU_CAPACITY", "no whole GPU free", 3,
+        WhyPending why = new WhyPending(BlockedBy.CAPACITY, null, "NO_FIT_GPU_CAPACITY", "no whole GPU free", 3,
                 "training", null, NOW.minusSeconds(12));
         GpuRequest queued = request(why);
 

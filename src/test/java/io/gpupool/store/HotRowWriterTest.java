@@ -17,6 +17,7 @@ import io.gpupool.domain.tenancy.Pool;
 import io.gpupool.domain.tenancy.PoolTier;
 import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.domain.request.RequestState;
+import io.gpupool.domain.request.BlockedBy;
 import io.gpupool.domain.request.WhyPending;
 import io.gpupool.domain.tenancy.Tenant;
 import io.gpupool.testing.DatabaseTest;
@@ -61,7 +62,7 @@ class HotRowWriterTest extends WriterHarnessTest {
 
     @Test
     void everyColumnOfEveryHotRowReadsBackAsWrittenWhetherSetOrNull() throws Exception {
-        WhyPending why = new WhyPending(WhyPending.CAPACITY, "queue-when-full", "NO_CAPACITY", "no room",
+        WhyPending why = new WhyPending(BlockedBy.CAPACITY, "queue-when-full", "NO_CAPACITY", "no room",
                 1, "hot-pool", NOW.plusSeconds(60), NOW.plusSeconds(30));
         GpuRequest full = GpuRequests.request("hot-full").tenant("hot").idempotencyKey("key-1").kind(WorkloadKind.TRAINING)
                 .gpus(2).milliPerGpu(1000).migProfile("1g.10gb").models("H100", "A100").minMemoryMib(40_960).gangSize(2)
@@ -133,7 +134,7 @@ class HotRowWriterTest extends WriterHarnessTest {
 
     @Test
     void updatedRowsReadBackWithEveryColumnAsUpdatedIncludingValuesSetBackToNull() throws Exception {
-        WhyPending why = new WhyPending(WhyPending.QUOTA, "over-quota", "OVER_QUOTA", "over", 0, "hot-pool", null, null);
+        WhyPending why = new WhyPending(BlockedBy.QUOTA, "over-quota", "OVER_QUOTA", "over", 0, "hot-pool", null, null);
         GpuRequest queued = GpuRequests.request("hot-updated").tenant("hot").idempotencyKey("key-u")
                 .kind(WorkloadKind.INFERENCE).milliPerGpu(500).models("L40S").minMemoryMib(1024).pool("hot-pool")
                 .priorityClass("high").ttlSeconds(60).priority(3).whyPending(why).at(NOW).build();

@@ -14,7 +14,7 @@ import io.gpupool.policy.fact.UsageHistory;
 import io.gpupool.domain.lease.UsageSample;
 import io.gpupool.request.AllocationService;
 import io.gpupool.request.NewRequest;
-import io.gpupool.request.Outcome;
+import io.gpupool.request.decision.Outcome;
 import io.gpupool.testing.DatabaseTest;
 import io.gpupool.testing.ExampleFleet;
 import io.gpupool.testing.TestDatabase;

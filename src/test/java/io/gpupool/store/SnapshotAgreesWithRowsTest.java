@@ -14,7 +14,7 @@ import io.gpupool.lease.LeaseService;
 import io.gpupool.problem.ProblemException;
 import io.gpupool.quota.QuotaService;
 import io.gpupool.request.AllocationService;
-import io.gpupool.request.LifecycleScheduler;
+import io.gpupool.request.scheduling.LifecycleScheduler;
 import io.gpupool.request.NewRequest;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.testing.DatabaseTest;

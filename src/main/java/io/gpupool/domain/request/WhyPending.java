@@ -1,21 +1,14 @@
 package io.gpupool.domain.request;
 
 /**
- * Why a queued request is not running: what blocks it ({@code CAPACITY}, {@code QUOTA},
- * {@code PREEMPTION_GRACE} while victims finish their grace period, or {@code RESERVATION} when
- * backfill keeps GPUs for the head of the queue), the rule or constraint responsible, and the
+ * Why a queued request is not running: what blocks it ({@link BlockedBy}), the rule or constraint responsible, and the
  * largest number of its gang members that would fit right now. {@code wideSearchAt}: when
  * preemption victims were last sought over a whole pool for it after the shortlist found none
  * (see request.WideningGate); null if never.
  */
-public record WhyPending(String blockedBy, String ruleName, String reasonCode, String message, int largestFitNow,
+public record WhyPending(BlockedBy blockedBy, String ruleName, String reasonCode, String message, int largestFitNow,
                          String pool, java.time.Instant until, java.time.Instant wideSearchAt) {
-    public static final String CAPACITY = "CAPACITY";
-    public static final String QUOTA = "QUOTA";
-    public static final String PREEMPTION_GRACE = "PREEMPTION_GRACE";
-    public static final String RESERVATION = "RESERVATION";
-
-    public WhyPending(String blockedBy, String ruleName, String reasonCode, String message, int largestFitNow,
+    public WhyPending(BlockedBy blockedBy, String ruleName, String reasonCode, String message, int largestFitNow,
                       String pool, java.time.Instant until) {
         this(blockedBy, ruleName, reasonCode, message, largestFitNow, pool, until, null);
     }

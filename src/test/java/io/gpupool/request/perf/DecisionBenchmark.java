@@ -19,7 +19,7 @@ import io.gpupool.policy.fact.SnapshotFacts;
 import io.gpupool.policy.perf.SyntheticFleet;
 import io.gpupool.request.AllocationService;
 import io.gpupool.request.NewRequest;
-import io.gpupool.request.Outcome;
+import io.gpupool.request.decision.Outcome;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.store.WorkingSet;
 import io.gpupool.domain.tenancy.Tenant;
@@ -110,7 +110,7 @@ public final class DecisionBenchmark {
                                String label) {
         double[] wall = new double[count];
         double[] cpu = new double[count];
-        Map<Integer, Integer> statuses = new TreeMap<>();
+        Map<Outcome.Kind, Integer> statuses = new TreeMap<>();
         long start = System.nanoTime();
         for (int i = 0; i < count; i++) {
             int dice = random.nextInt(10);
@@ -123,7 +123,7 @@ public final class DecisionBenchmark {
             Outcome o = allocation.submit(r, null, admin);
             wall[i] = ms(System.nanoTime() - t);
             cpu[i] = ms(THREADS.getCurrentThreadCpuTime() - c);
-            statuses.merge(o.status(), 1, Integer::sum);
+            statuses.merge(o.kind(), 1, Integer::sum);
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         System.out.printf("%s: %d decisions in %.2f s = %.0f decisions/s; outcomes %s%n", label, count, seconds,
@@ -180,7 +180,7 @@ public final class DecisionBenchmark {
         int queued = workingSet.current().queued().size();
         for (int pass = 1; pass <= 3; pass++) { // what every release triggers while requests wait
             long start = System.nanoTime();
-            int placed = allocation.retryQueues();
+            int placed = ctx.getBean(io.gpupool.request.scheduling.QueuePass.class).run();
             print("scheduling pass " + pass + ": retry " + queued + " queued requests (" + placed + " placed)", ms(System.nanoTime() - start));
         }
     }

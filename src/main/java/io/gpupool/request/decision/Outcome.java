@@ -1,0 +1,21 @@
+package io.gpupool.request.decision;
+
+import io.gpupool.domain.lease.Lease;
+import io.gpupool.domain.request.GpuRequest;
+
+/**
+ * What a submission (or a retry) ended in: the request as stored, its lease when placed, and its
+ * queue position when queued. How a kind of outcome is answered (an HTTP status) is the API's business.
+ */
+public record Outcome(GpuRequest request, Lease lease, Kind kind, int queuePosition) {
+    public enum Kind {
+        /** Placed now: it holds a lease. */
+        PLACED,
+        /** Waiting in its pool's queue. */
+        QUEUED,
+        /** Refused by policy. */
+        REJECTED,
+        /** A retried key whose request has ended (cancelled): shown as it is. */
+        ENDED
+    }
+}

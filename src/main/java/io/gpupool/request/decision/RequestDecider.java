@@ -1,0 +1,185 @@
+package io.gpupool.request.decision;
+
+import io.gpupool.request.backfill.Backfill;
+import io.gpupool.request.preemption.WideningGate;
+import io.gpupool.request.input.QueueOrder;
+import io.gpupool.request.input.Allocators;
+import io.gpupool.request.input.PolicyInputs;
+import io.gpupool.domain.request.BlockedBy;
+import io.gpupool.domain.request.WhyPending;
+import io.gpupool.domain.request.RequestState;
+import io.gpupool.domain.request.GpuRequest;
+import io.gpupool.allocator.CapacityView;
+import io.gpupool.domain.decision.DecisionAction;
+import io.gpupool.domain.decision.LoggedDecision;
+import io.gpupool.governance.ActivePolicy;
+import io.gpupool.domain.lease.DeviceShare;
+import io.gpupool.domain.lease.Lease;
+import io.gpupool.domain.lease.LeaseTransitions;
+import io.gpupool.domain.lease.LeaseState;
+import io.gpupool.policy.decision.Decision;
+import io.gpupool.policy.decision.PreemptionCandidate;
+import io.gpupool.policy.decision.PriorityAssignment;
+import io.gpupool.policy.decision.QuotaStatus;
+import io.gpupool.policy.engine.Evaluation;
+import io.gpupool.policy.engine.PolicyEngine;
+import io.gpupool.snapshot.PoolSnapshot;
+import io.gpupool.store.Changes;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * The pipeline for one request inside one writer mutation: policy (admission, priority, quota,
+ * preemption candidates) → planner (placement or minimal victims) → rows, snapshot change and
+ * decision log entries, all committed together by the caller's transaction.
+ */
+public final class RequestDecider {
+    private final PolicyEngine engine;
+    private final ActivePolicy active;
+    private final RequestPlanner planner;
+    private final PolicyInputs inputs;
+    private final Duration grace;
+    private final Duration widenEvery;
+
+    public RequestDecider(PolicyEngine engine, ActivePolicy active, Allocators allocators, PolicyInputs inputs,
+                   Duration grace, int candidateNodes, Duration widenEvery) {
+        this.engine = engine;
+        this.inputs = inputs;
+        this.active = active;
+        this.planner = new RequestPlanner(allocators, candidateNodes);
+        this.grace = grace;
+        this.widenEvery = widenEvery;
+    }
+
+    /** Decides {@code c.request()} on {@code c.before()}: placed, queued (with what blocks it, and victims noticed) or rejected. */
+    public Outcome decide(DecisionContext c) {
+        PoolSnapshot before = c.before();
+        Changes changes = c.changes();
+        GpuRequest request = c.request();
+        boolean isNew = c.isNew();
+        Instant now = c.now();
+        ActivePolicy.Active policy = active.current();
+        Evaluation eval = engine.admit(policy.policy(), inputs.facts(before), PolicyInputs.fact(request));
+        String version = eval.policyVersion();
+        if (!eval.ok()) {
+            WhyPending why = new WhyPending(BlockedBy.POLICY_ERROR, null, "EVALUATION_FAILED",
+                    "The active policy failed on this request: " + eval.errors(), 0, null, null);
+            return queue(before, changes, request, isNew, why, request.priority(), version, now);
+        }
+        PriorityAssignment priority = eval.priorityOf(request.id()).orElse(null);
+        int level = priority == null ? 0 : priority.priority();
+        CapacityView view = inputs.view(before);
+        Set<String> reserved = c.reservations().reservedFor(request.with(request.state(), level, null, null, now), now);
+        WideningGate gate = WideningGate.of(request, isNew, now, widenEvery, c.widenHeld());
+        Attempt attempt = planner.attempt(before, view, request, eval, reserved, (pools, pool, devices) ->
+                engine.preempt(policy.policy(), inputs.facts(before), PolicyInputs.fact(request), pools, List.of(pool),
+                        devices).preemptionPlan(request.id()), gate);
+        if (attempt instanceof Attempt.Rejected r) {
+            GpuRequest rejected = request.with(RequestState.REJECTED, level, null,
+                    new WhyPending(BlockedBy.POLICY, r.admission() == null ? null : r.admission().ruleName(), r.reasonCode(),
+                            r.message(), 0, null, null), now);
+            save(changes, rejected, isNew);
+            log(changes, DecisionAction.REJECT, rejected, null, names(r.admission()), version, r.reasonCode(), r.message(), now);
+            return new Outcome(rejected, null, Outcome.Kind.REJECTED, 0);
+        }
+        if (attempt instanceof Attempt.Placed p) {
+            List<DeviceShare> shares = new ArrayList<>();
+            p.plan().deviceShares(view).forEach(shares::addAll);
+            boolean borrowed = p.quota() != null && p.quota().status() == QuotaStatus.MAY_BORROW;
+            boolean preemptible = priority == null ? request.preemptible() : priority.preemptible();
+            Lease lease = new Lease(UUID.randomUUID().toString(), request.id(), request.tenantId(), p.pool(),
+                    request.kind(), level, preemptible, borrowed, request.gangSize() > 1 ? request.id() : null,
+                    LeaseState.ACTIVE, shares, now, request.ttlSeconds() > 0 ? now.plusSeconds(request.ttlSeconds()) : null,
+                    now, null);
+            changes.insert(lease);
+            GpuRequest placed = request.with(RequestState.PLACED, level, lease.id(), null, now);
+            save(changes, placed, isNew);
+            List<String> rules = names(eval.admissionOf(request.id()).orElse(null), priority, p.quota());
+            log(changes, DecisionAction.ADMIT, placed, lease.id(), rules, version, borrowed ? "PLACED_BORROWED" : "PLACED",
+                    "Placed in pool " + p.pool() + " on " + describe(p.plan()) + " by " + p.plan().strategy()
+                            + (borrowed ? "; borrowed beyond guarantee" : ""), now);
+            return new Outcome(placed, lease, Outcome.Kind.PLACED, 0);
+        }
+        if (attempt instanceof Attempt.Preempt p) {
+            Instant deadline = now.plus(grace);
+            for (PreemptionCandidate victim : p.victims()) {
+                Lease lease = before.lease(victim.leaseId()).orElseThrow();
+                Lease noticed = LeaseTransitions.notice(lease, deadline);
+                changes.update(noticed).log(LoggedDecision.of(DecisionAction.NOTICE, request.id(), lease.id(),
+                        lease.tenantId(), List.of(victim.ruleName()), version, victim.reasonCode(),
+                        "Preempted for request " + request.id() + " (priority " + level + "): " + victim.message()
+                                + "; GPUs are taken at " + deadline), now);
+            }
+            WhyPending why = new WhyPending(BlockedBy.PREEMPTION_GRACE, p.victims().get(0).ruleName(),
+                    p.victims().get(0).reasonCode(), p.victims().size() + " lease(s) preempted in pool " + p.pool()
+                    + "; their grace period ends at " + deadline, 0, p.pool(), deadline, gate.wideSearchAt());
+            return queue(before, changes, request, isNew, why, level, version, now);
+        }
+        WhyPending why = ((Attempt.Pending) attempt).why().withWideSearchAt(gate.wideSearchAt());
+        return queue(before, changes, request, isNew, why, level, version, now);
+    }
+
+    private Outcome queue(PoolSnapshot before, Changes changes, GpuRequest request,
+                          boolean isNew, WhyPending why, int level, String version, Instant now) {
+        GpuRequest queued = request.with(RequestState.QUEUED, level, null, why, now);
+        boolean changed = isNew || !Objects.equals(stripTime(request.whyPending()), stripTime(why))
+                || request.priority() != level;
+        // A new whole-pool search time alone is kept (it paces the next one) but is no new decision.
+        boolean searched = !changed && !Objects.equals(wideSearchAt(request.whyPending()), why.wideSearchAt());
+        if (changed || searched) {
+            save(changes, queued, isNew);
+        }
+        if (changed) {
+            log(changes, DecisionAction.QUEUE, queued, null, why.ruleName() == null ? List.of() : List.of(why.ruleName()),
+                    version, why.reasonCode(), why.message(), now);
+        }
+        int position = QueueOrder.position(before, queued);
+        return new Outcome(changed || searched ? queued : request, null, Outcome.Kind.QUEUED, position);
+    }
+
+    private static Instant wideSearchAt(WhyPending why) {
+        return why == null ? null : why.wideSearchAt();
+    }
+
+    /** "node-a: 8 GPUs, node-b: 8 GPUs" or "node-c: 1 GPU × 250 milli" for people reading the log. */
+    private static String describe(io.gpupool.allocator.PlacementPlan plan) {
+        return plan.members().stream().map(m -> m.nodeId() + ": " + m.gpuCount() + (m.gpuCount() == 1 ? " GPU" : " GPUs")
+                + (m.migProfile() != null ? " (MIG " + m.migProfile() + ")"
+                : m.milliPerGpu() < 1000 ? " × " + m.milliPerGpu() + " milli" : ""))
+                .reduce((a, b) -> a + ", " + b).orElse("nothing");
+    }
+
+    private static WhyPending stripTime(WhyPending w) {
+        return w == null ? null : new WhyPending(w.blockedBy(), w.ruleName(), w.reasonCode(), null, w.largestFitNow(),
+                w.pool(), w.until());
+    }
+
+    private static void save(Changes changes, GpuRequest request, boolean isNew) {
+        if (isNew) {
+            changes.insert(request);
+        } else {
+            changes.update(request);
+        }
+    }
+
+    private static void log(Changes changes, DecisionAction action, GpuRequest r, String leaseId, List<String> rules,
+                            String version, String code, String message, Instant now) {
+        changes.log(LoggedDecision.of(action, r.id(), leaseId, r.tenantId(), rules, version, code, message), now);
+    }
+
+    private static List<String> names(Decision... decisions) {
+        List<String> names = new ArrayList<>();
+        for (Decision d : decisions) {
+            if (d != null && !names.contains(d.ruleName())) {
+                names.add(d.ruleName());
+            }
+        }
+        return names;
+    }
+}

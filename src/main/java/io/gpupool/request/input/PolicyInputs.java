@@ -1,0 +1,39 @@
+package io.gpupool.request.input;
+
+import io.gpupool.domain.request.GpuRequest;
+import io.gpupool.allocator.CapacityTracker;
+import io.gpupool.allocator.CapacityView;
+import io.gpupool.policy.fact.FactsTracker;
+import io.gpupool.policy.fact.RequestFact;
+import io.gpupool.policy.fact.SnapshotFacts;
+import io.gpupool.snapshot.PoolSnapshot;
+
+/**
+ * Derived inputs of each snapshot the writer decides on: policy facts, the allocator's capacity
+ * view and the leases that end (for backfill), updated from the previous snapshot's by what
+ * changed (one decision changes one lease), so a decision does not pay for the whole fleet.
+ * Single-writer use only.
+ */
+public final class PolicyInputs {
+    private final FactsTracker facts = new FactsTracker();
+    private final CapacityTracker views = new CapacityTracker();
+    private final EndingLeases ending = new EndingLeases(views::of);
+
+    public SnapshotFacts facts(PoolSnapshot snapshot) {
+        return facts.of(snapshot);
+    }
+
+    public CapacityView view(PoolSnapshot snapshot) {
+        return views.of(snapshot);
+    }
+
+    /** The leases with a TTL per pool, in end order (backfill reservations). */
+    public EndingLeases.ByPool ending(PoolSnapshot snapshot) {
+        return ending.of(snapshot);
+    }
+
+    public static RequestFact fact(GpuRequest r) {
+        return new RequestFact(r.id(), r.tenantId(), r.kind().name(), r.gpus(), r.milliPerGpu(), r.migProfile(),
+                r.allowedModels(), r.minMemoryMib(), r.gangSize(), r.priorityClass(), r.preemptible(), r.ttlSeconds());
+    }
+}

@@ -1,0 +1,346 @@
+package io.gpupool.request.scheduling;
+
+import io.gpupool.request.AllocationService;
+import io.gpupool.request.decision.Outcome;
+import io.gpupool.request.input.PolicyInputs;
+import io.gpupool.domain.request.BlockedBy;
+import io.gpupool.domain.request.WhyPending;
+import io.gpupool.domain.request.RequestState;
+import io.gpupool.domain.request.GpuRequest;
+import io.gpupool.domain.decision.DecisionAction;
+import io.gpupool.audit.DecisionLog;
+import io.gpupool.domain.decision.LoggedDecision;
+import io.gpupool.governance.ActivePolicy;
+import io.gpupool.domain.lease.Lease;
+import io.gpupool.domain.lease.LeaseState;
+import io.gpupool.domain.lease.LeaseTransitions;
+import io.gpupool.lease.UsageRecorder;
+import io.gpupool.policy.decision.ReclaimCause;
+import io.gpupool.policy.decision.ReclaimOrder;
+import io.gpupool.policy.engine.Evaluation;
+import io.gpupool.policy.engine.PolicyEngine;
+import io.gpupool.policy.fact.SnapshotFacts;
+import io.gpupool.policy.fact.UsageWindow;
+import io.gpupool.snapshot.PoolSnapshot;
+import io.gpupool.domain.inventory.Device;
+import io.gpupool.store.Changes;
+import io.gpupool.store.Committed;
+import io.micronaut.context.event.ApplicationEventListener;
+import io.gpupool.store.Mutation;
+import io.gpupool.store.WorkingSet;
+import io.micronaut.context.annotation.Value;
+import io.micronaut.scheduling.annotation.Scheduled;
+import jakarta.annotation.PreDestroy;
+import jakarta.inject.Singleton;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The scheduling loop: ends grace periods that ran out (victims' GPUs are taken), runs the
+ * policy's reclamation sweep (TTL, idle, stale heartbeats, borrowed capacity, unhealthy devices),
+ * then retries the queues in policy order. Runs periodically and right after anything frees GPUs
+ * ({@link #nudge()}); passes never overlap.
+ */
+@Singleton
+public class LifecycleScheduler implements ApplicationEventListener<Committed> {
+    private static final Logger LOG = LoggerFactory.getLogger(LifecycleScheduler.class);
+    /** A pass woken for a deadline runs this long after it, so the deadline has passed on the clock. */
+    private static final long DEADLINE_SLACK_MILLIS = 20;
+
+    private final WorkingSet workingSet;
+    private final AllocationService allocation;
+    private final QueuePass queuePass;
+    private final PolicyEngine engine;
+    private final ActivePolicy active;
+    private final UsageRecorder usage;
+    private final DecisionLog decisionLog;
+    private final Clock clock;
+    private final Duration grace;
+    private final Duration sweepEvery;
+    private final boolean wakeAtDeadlines;
+    private final ScheduledExecutorService nudges = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "gpupool-scheduler-nudge");
+        t.setDaemon(true);
+        return t;
+    });
+    private final AtomicBoolean nudgePending = new AtomicBoolean();
+    /** The earliest grace deadline a pass is scheduled for (null: none). */
+    private final AtomicReference<Instant> wakeScheduled = new AtomicReference<>();
+    private volatile Instant lastSweep = Instant.EPOCH;
+    private volatile boolean stopping;
+
+    LifecycleScheduler(WorkingSet workingSet, AllocationService allocation, QueuePass queuePass, PolicyEngine engine,
+                       ActivePolicy active,
+                       UsageRecorder usage, DecisionLog decisionLog, Clock clock, @Value("${gpupool.preemption.grace:30s}") Duration grace,
+                       @Value("${gpupool.reclamation.interval:30s}") Duration sweepEvery,
+                       @Value("${gpupool.scheduler.wake-at-deadlines:true}") boolean wakeAtDeadlines) {
+        this.workingSet = workingSet;
+        this.allocation = allocation;
+        this.queuePass = queuePass;
+        this.engine = engine;
+        this.active = active;
+        this.usage = usage;
+        this.decisionLog = decisionLog;
+        this.clock = clock;
+        this.grace = grace;
+        this.sweepEvery = sweepEvery;
+        this.wakeAtDeadlines = wakeAtDeadlines;
+    }
+
+    @Scheduled(fixedDelay = "${gpupool.scheduler.interval:5s}", initialDelay = "${gpupool.scheduler.interval:5s}")
+    void tick() {
+        if (stopping) {
+            return; // the context is closing: the database pool may already be gone
+        }
+        try {
+            runOnce();
+        } catch (RuntimeException e) {
+            LOG.error("Scheduling pass failed; the next pass retries", e);
+        }
+    }
+
+    /** Asks for a pass soon (after a release, a cancel, a health change); coalesces bursts. */
+    public void nudge() {
+        if (nudgePending.compareAndSet(false, true)) {
+            nudges.submit(() -> {
+                nudgePending.set(false);
+                tick();
+            });
+        }
+    }
+
+    /**
+     * Asks for a pass right after {@code deadline}, when a grace period ends, instead of at the next
+     * periodic one (up to {@code gpupool.scheduler.interval} later): the preemptor gets its GPUs when
+     * its notice said. A pass schedules the next deadline itself, so one wake-up at a time suffices.
+     */
+    public void wakeAt(Instant deadline) {
+        Instant scheduled = wakeScheduled.get();
+        if (!wakeAtDeadlines || stopping || deadline == null || (scheduled != null && !scheduled.isAfter(deadline))
+                || !wakeScheduled.compareAndSet(scheduled, deadline)) {
+            return; // off, or a wake-up at or before this deadline is coming and its pass schedules the next
+        }
+        long delayMillis = Math.max(0, Duration.between(clock.instant(), deadline).toMillis()) + DEADLINE_SLACK_MILLIS;
+        nudges.schedule(() -> {
+            wakeScheduled.compareAndSet(deadline, null);
+            tick();
+        }, delayMillis, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Reacts to what the writer committed, whoever made it: a device whose health changed gets the
+     * policy sweep soon; GPUs given back (a lease ended), a request that left the queue unplaced (a
+     * head's reservation may go with it), new inventory or changed tenancy get a pass soon; a lease
+     * put under notice gets a pass right after its grace period. Placing requests and renewing or
+     * heartbeating leases frees nothing and asks for no pass, so passes do not wake themselves.
+     */
+    @Override
+    public void onApplicationEvent(Committed change) {
+        if (stopping) {
+            return;
+        }
+        for (Device device : change.devices()) {
+            Device was = change.before().device(device.id()).orElse(null);
+            if (was != null && was.health() != device.health()) {
+                sweepSoon();
+                return;
+            }
+        }
+        boolean freed = !change.devices().isEmpty() || change.tenancy()
+                || change.leases().stream().anyMatch(l -> !l.state().holdsDevices())
+                || change.requests().stream().anyMatch(r -> r.state() == RequestState.CANCELLED);
+        change.leases().stream().filter(l -> l.state() == LeaseState.PREEMPTING && l.deadline() != null)
+                .map(Lease::deadline).min(Instant::compareTo).ifPresent(this::wakeAt);
+        if (freed) {
+            nudge();
+        }
+    }
+
+    /** A device went bad or similar: run the policy sweep in the next pass, and make that pass soon. */
+    public void sweepSoon() {
+        lastSweep = Instant.EPOCH;
+        nudge();
+    }
+
+    /** One full pass; returns how many queued requests were placed. */
+    public synchronized int runOnce() {
+        endGracePeriods();
+        Instant now = clock.instant();
+        if (!now.isBefore(lastSweep.plus(sweepEvery))) {
+            sweep(now);
+            lastSweep = now;
+        }
+        int placed = queuePass.run();
+        Instant after = clock.instant();
+        workingSet.current().underNotice().values().stream().map(Lease::deadline)
+                .filter(d -> d != null && d.isAfter(after)).min(Instant::compareTo).ifPresent(this::wakeAt);
+        return placed;
+    }
+
+    /**
+     * Leases whose notice ran out give their GPUs back: PREEMPTED for a waiting request, RECLAIMED
+     * otherwise. A preemption's victims end together, in the commit that also retries the request
+     * they were preempted for, so no request arriving in between can take the GPUs they give back.
+     */
+    public void endGracePeriods() {
+        Instant now = clock.instant();
+        Map<String, List<String>> victimsOf = new LinkedHashMap<>(); // preemptor → its victims whose notice ran out
+        List<String> reclaimed = new ArrayList<>();
+        Map<String, LoggedDecision> noticeOf = new HashMap<>(); // read once here, for the writes below too
+        for (Lease lease : workingSet.current().underNotice().values()) {
+            if (lease.deadline() == null || lease.deadline().isAfter(now)) {
+                continue;
+            }
+            // A published lease's notice is committed, and a lease under notice gets no other one.
+            LoggedDecision notice = lastNotice(lease.id());
+            noticeOf.put(lease.id(), notice);
+            String preemptor = preemptorOf(lease, notice);
+            if (preemptor == null) {
+                reclaimed.add(lease.id());
+            } else {
+                victimsOf.computeIfAbsent(preemptor, k -> new ArrayList<>()).add(lease.id());
+            }
+        }
+        for (String leaseId : reclaimed) {
+            workingSet.write(end(List.of(leaseId), noticeOf, now));
+            usage.forget(leaseId);
+        }
+        victimsOf.forEach((preemptor, victims) -> {
+            try {
+                workingSet.write(end(victims, noticeOf, now), ended -> handOver(preemptor, now));
+            } catch (HandOverFailed e) {
+                // A bug in the decision, say: the leases still end, and the request waits for the
+                // scheduling pass, rather than the leases never ending.
+                LOG.error("Handing leases {} to request {} failed; ending them alone", victims, preemptor, e);
+                workingSet.write(end(victims, noticeOf, now));
+            }
+            victims.forEach(usage::forget);
+        });
+    }
+
+    /** The request a lease under notice was preempted for; null when it is reclaimed for no one. */
+    private static String preemptorOf(Lease lease, LoggedDecision notice) {
+        return notice != null && notice.requestId() != null && !notice.requestId().equals(lease.requestId())
+                ? notice.requestId() : null;
+    }
+
+    /** Ends leases whose grace period ran out, logged with their notices; returns how many it ended. */
+    private static Mutation<Integer> end(List<String> leaseIds, Map<String, LoggedDecision> noticeOf, Instant now) {
+        return (before, changes) -> {
+            int ended = 0;
+            for (String leaseId : leaseIds) {
+                Lease current = before.lease(leaseId).orElse(null);
+                if (current == null || current.state() != LeaseState.PREEMPTING) {
+                    continue;
+                }
+                LoggedDecision notice = noticeOf.get(leaseId);
+                String preemptor = preemptorOf(current, notice);
+                Lease gone = LeaseTransitions.end(current, preemptor != null ? LeaseState.PREEMPTED : LeaseState.RECLAIMED);
+                changes.update(gone).log(LoggedDecision.of(preemptor != null ? DecisionAction.PREEMPT : DecisionAction.RECLAIM,
+                        notice == null ? current.requestId() : notice.requestId(), current.id(), current.tenantId(),
+                        notice == null ? List.of() : notice.ruleNames(), notice == null ? null : notice.policyVersion(),
+                        notice == null ? "GRACE_ENDED" : notice.reasonCode(),
+                        "Grace period ended at " + current.deadline() + "; GPUs taken back"), now);
+                ended++;
+            }
+            return ended;
+        };
+    }
+
+    /** Retries {@code requestId} on the GPUs its victims just gave back, in their commit. */
+    private Mutation<Outcome> handOver(String requestId, Instant now) {
+        return (before, changes) -> {
+            GpuRequest waiting = before.queued().get(requestId);
+            if (waiting == null) {
+                return null; // cancelled meanwhile, say
+            }
+            try {
+                return allocation.retry(before, changes, waiting, now, false);
+            } catch (RuntimeException e) {
+                throw new HandOverFailed(e);
+            }
+        };
+    }
+
+    /** The hand-over step failed, not the ending of the leases: they can still end alone. */
+    private static final class HandOverFailed extends RuntimeException {
+        HandOverFailed(RuntimeException cause) {
+            super(cause);
+        }
+    }
+
+    /** The policy's reclamation sweep over the whole pool; each ordered lease is handled once. */
+    void sweep(Instant now) {
+        PoolSnapshot snapshot = workingSet.current();
+        SnapshotFacts facts = SnapshotFacts.of(snapshot, now, usage.all(), UsageWindow.DEFAULT);
+        Evaluation evaluation = engine.sweep(active.current().policy(), facts,
+                snapshot.queued().values().stream().map(PolicyInputs::fact).toList());
+        if (!evaluation.ok()) {
+            LOG.error("Reclamation sweep not enforced: the active policy failed: {}", evaluation.errors());
+            return;
+        }
+        for (ReclaimOrder order : evaluation.reclaimPlan()) {
+            workingSet.write((before, changes) -> {
+                Lease lease = before.lease(order.leaseId()).orElse(null);
+                if (lease == null || lease.state() != LeaseState.ACTIVE) {
+                    return null;
+                }
+                boolean immediate = order.cause() == ReclaimCause.TTL_EXPIRED || order.cause() == ReclaimCause.UNHEALTHY_DEVICE;
+                Lease changed = immediate ? LeaseTransitions.end(lease,
+                        order.cause() == ReclaimCause.TTL_EXPIRED ? LeaseState.EXPIRED : LeaseState.RECLAIMED)
+                        : LeaseTransitions.notice(lease, now.plus(grace));
+                changes.update(changed);
+                DecisionAction action = order.cause() == ReclaimCause.TTL_EXPIRED ? DecisionAction.EXPIRE
+                        : immediate ? DecisionAction.RECLAIM : DecisionAction.NOTICE;
+                changes.log(LoggedDecision.of(action, lease.requestId(), lease.id(), lease.tenantId(),
+                        List.of(order.ruleName()), order.policyVersion(), order.reasonCode(), order.message()
+                                + (immediate ? "" : "; GPUs are taken at " + changed.deadline())), now);
+                if (order.cause() == ReclaimCause.UNHEALTHY_DEVICE) {
+                    requeue(changes, lease, order, now);
+                }
+                return changed;
+            });
+        }
+    }
+
+    /** Work lost to broken hardware goes back to the queue under its original request. */
+    private static void requeue(Changes changes, Lease lease, ReclaimOrder order, Instant now) {
+        changes.findRequest(lease.requestId()).filter(r -> r.state() == RequestState.PLACED).ifPresent(r -> {
+            WhyPending why = new WhyPending(BlockedBy.CAPACITY, order.ruleName(), "REQUEUED_AFTER_DEVICE_FAILURE",
+                    "Its lease " + lease.id() + " lost a device; waiting for healthy capacity", 0, lease.poolId(), null);
+            GpuRequest again = r.with(RequestState.QUEUED, r.priority(), null, why, now);
+            changes.update(again).log(LoggedDecision.of(DecisionAction.QUEUE, r.id(), lease.id(), r.tenantId(),
+                    List.of(order.ruleName()), order.policyVersion(), why.reasonCode(), why.message()), now);
+        });
+    }
+
+    private LoggedDecision lastNotice(String leaseId) {
+        List<LoggedDecision> entries = decisionLog.forLease(leaseId);
+        for (int i = entries.size() - 1; i >= 0; i--) {
+            if (entries.get(i).action() == DecisionAction.NOTICE) {
+                return entries.get(i);
+            }
+        }
+        return null;
+    }
+
+    @PreDestroy
+    void stop() {
+        stopping = true;
+        nudges.shutdownNow();
+    }
+}

@@ -1,0 +1,71 @@
+package io.gpupool.request.scheduling;
+
+import io.gpupool.domain.request.GpuRequest;
+import io.gpupool.request.AllocationService;
+import io.gpupool.request.decision.Outcome;
+import io.gpupool.request.input.QueueOrder;
+import io.gpupool.store.WorkingSet;
+import io.micronaut.context.annotation.Value;
+import jakarta.inject.Singleton;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * One scheduling pass over the queues, in policy order: the first request blocked on capacity in
+ * each pool becomes its head and gets a reservation; later requests are backfilled only where they
+ * cannot delay it. Each retry is a write of its own, so the pass never holds the writer for long.
+ * Whole-pool preemption searches share a {@link PassBudget} per pass. One pass at a time (the
+ * scheduler's).
+ */
+@Singleton
+public class QueuePass {
+    private final WorkingSet workingSet;
+    private final AllocationService allocation;
+    private final Clock clock;
+    private final Duration searchBudget;
+    /** The queued request where the last pass's search budget ran out: the next pass's budget starts there. */
+    private volatile String searchesResumeAt;
+
+    QueuePass(WorkingSet workingSet, AllocationService allocation, Clock clock,
+              @Value("${gpupool.preemption.pass-budget:250ms}") Duration searchBudget) {
+        if (searchBudget.isNegative()) {
+            throw new IllegalArgumentException("gpupool.preemption.pass-budget must not be negative, was " + searchBudget);
+        }
+        this.workingSet = workingSet;
+        this.allocation = allocation;
+        this.clock = clock;
+        this.searchBudget = searchBudget;
+    }
+
+    /** Runs one pass; returns how many requests it placed. */
+    public int run() {
+        if (allocation.nothingWaits()) {
+            // Every release asks for a pass, so skipping the writer here keeps an idle queue from costing
+            // one write per release. A request queued meanwhile reserves for itself when submitted.
+            return 0;
+        }
+        workingSet.write((before, changes) -> allocation.refreshReservations(before));
+        List<GpuRequest> order = QueueOrder.ordered(workingSet.current());
+        int resumeAt = Math.max(0, order.stream().map(GpuRequest::id).toList().indexOf(searchesResumeAt));
+        PassBudget budget = PassBudget.starting(searchBudget, resumeAt);
+        int placed = 0;
+        for (int position = 0; position < order.size(); position++) {
+            GpuRequest queued = order.get(position);
+            Instant now = clock.instant();
+            if (queued.whyPending() != null && queued.whyPending().until() != null && queued.whyPending().until().isAfter(now)) {
+                continue; // its victims are still in their grace period
+            }
+            // Decided before the write: the budget is the pass's, not the model's.
+            boolean widenHeld = budget.holds(position);
+            Outcome outcome = workingSet.write((before, changes) -> allocation.retry(before, changes, queued, now, widenHeld));
+            if (outcome != null && outcome.kind() == Outcome.Kind.PLACED) {
+                placed++;
+            }
+        }
+        searchesResumeAt = budget.ranOutAt() < 0 ? null : order.get(budget.ranOutAt()).id();
+        return placed;
+    }
+}
