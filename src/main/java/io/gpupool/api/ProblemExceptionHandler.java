@@ -22,6 +22,6 @@ public class ProblemExceptionHandler implements ExceptionHandler<ProblemExceptio
     @Override
     public HttpResponse<?> handle(HttpRequest request, ProblemException exception) {
         ErrorContext context = ErrorContext.builder(request).cause(exception).errorMessage(exception.getMessage()).build();
-        return processor.processResponse(context, HttpResponse.status(io.micronaut.http.HttpStatus.valueOf(exception.status())));
+        return processor.processResponse(context, HttpResponse.status(ProblemStatus.of(exception.kind())));
     }
 }

@@ -32,8 +32,9 @@ public class ProblemResponseProcessor implements ErrorResponseProcessor<Problem>
         Optional<Throwable> cause = context.getRootCause();
         Problem problem;
         if (cause.isPresent() && cause.get() instanceof ProblemException p) {
-            response.status(p.status());
-            problem = new Problem("about:blank", p.title(), p.status(), p.getMessage(), context.getRequest().getPath(),
+            io.micronaut.http.HttpStatus status = ProblemStatus.of(p.kind());
+            response.status(status);
+            problem = new Problem("about:blank", p.title(), status.getCode(), p.getMessage(), context.getRequest().getPath(),
                     p.errors());
         } else {
             problem = fromFramework(context, response.status());

@@ -35,7 +35,7 @@ public record LayeringSummary(String base, List<ResolvedFile> files, List<Overri
                 throw ProblemException.invalid("The policy manifest (policy.yaml) cannot be read: " + e.getMessage(),
                         e.errors());
             }
-            throw new ProblemException(422, "Layered rule set rejected", "The upload's overrides do not match its base "
+            throw new ProblemException(ProblemException.Kind.UNPROCESSABLE, "Layered rule set rejected", "The upload's overrides do not match its base "
                     + "set; nothing was stored: " + e.getMessage(), e.errors());
         }
     }

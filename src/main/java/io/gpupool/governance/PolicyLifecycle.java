@@ -132,7 +132,7 @@ public class PolicyLifecycle {
                             diff.added(), diff.removed(), diff.changed(), diff.unifiedDiff(),
                             String.join("\n", validation.errorLines()));
                 });
-                throw new ProblemException(422, "Rule set rejected", "The rule set did not validate: "
+                throw new ProblemException(ProblemException.Kind.UNPROCESSABLE, "Rule set rejected", "The rule set did not validate: "
                         + validation.errorLines().size() + " error(s); the active version is unchanged",
                         validation.errorLines());
             }
@@ -181,7 +181,7 @@ public class PolicyLifecycle {
                     return history.append(HistoryEvent.ACTIVATION_FAILED, version, row.contentHash(), author,
                             why, now, diff.added(), diff.removed(), diff.changed(), diff.unifiedDiff(), String.join("\n", errors));
                 });
-                throw new ProblemException(422, "Activation refused", PolicyVersion.label(version)
+                throw new ProblemException(ProblemException.Kind.UNPROCESSABLE, "Activation refused", PolicyVersion.label(version)
                         + " no longer validates; the active version is unchanged", errors);
             }
             HistoryRecord record = tx.executeWrite(s -> {

@@ -3,46 +3,63 @@ package io.gpupool.problem;
 import java.util.List;
 
 /**
- * A refusal the caller can act on, with the HTTP status it maps to. Thrown before anything is
- * written, so a refused request never leaves a trace in the database or the working set.
+ * A refusal the caller can act on, with its kind. Thrown before anything is written, so a refused
+ * request never leaves a trace in the database or the working set. How a kind is answered (an
+ * HTTP status) is the API's business ({@code api.ProblemStatus}).
  */
 public class ProblemException extends RuntimeException {
-    private final int status;
+    /** What kind of refusal: the caller's input, its rights, an unknown id, the state, or the service. */
+    public enum Kind {
+        /** The input is malformed or out of range. */
+        INVALID,
+        /** The caller may not do this. */
+        FORBIDDEN,
+        /** An id names nothing. */
+        NOT_FOUND,
+        /** The state does not allow it now (already exists, already ended). */
+        CONFLICT,
+        /** Well-formed, but refused on its content (a rule set that does not validate, a policy refusal). */
+        UNPROCESSABLE,
+        /** Not now: this instance cannot write, or the write must be retried. */
+        UNAVAILABLE
+    }
+
+    private final Kind kind;
     private final String title;
     private final List<String> errors;
 
-    public ProblemException(int status, String title, String detail, List<String> errors) {
+    public ProblemException(Kind kind, String title, String detail, List<String> errors) {
         super(detail);
-        this.status = status;
+        this.kind = kind;
         this.title = title;
         this.errors = errors == null ? List.of() : List.copyOf(errors);
     }
 
-    public int status() { return status; }
+    public Kind kind() { return kind; }
     public String title() { return title; }
     public List<String> errors() { return errors; }
 
     public static ProblemException notFound(String what, String id) {
-        return new ProblemException(404, "Not found", "Unknown " + what + " '" + id + "'", List.of());
+        return new ProblemException(Kind.NOT_FOUND, "Not found", "Unknown " + what + " '" + id + "'", List.of());
     }
 
     public static ProblemException conflict(String detail) {
-        return new ProblemException(409, "Conflict", detail, List.of());
+        return new ProblemException(Kind.CONFLICT, "Conflict", detail, List.of());
     }
 
     public static ProblemException invalid(String detail) {
-        return new ProblemException(400, "Invalid request", detail, List.of());
+        return new ProblemException(Kind.INVALID, "Invalid request", detail, List.of());
     }
 
     public static ProblemException invalid(String detail, List<String> errors) {
-        return new ProblemException(400, "Invalid request", detail, errors);
+        return new ProblemException(Kind.INVALID, "Invalid request", detail, errors);
     }
 
     public static ProblemException forbidden(String detail) {
-        return new ProblemException(403, "Forbidden", detail, List.of());
+        return new ProblemException(Kind.FORBIDDEN, "Forbidden", detail, List.of());
     }
 
     public static ProblemException unprocessable(String detail, List<String> errors) {
-        return new ProblemException(422, "Unprocessable", detail, errors);
+        return new ProblemException(Kind.UNPROCESSABLE, "Unprocessable", detail, errors);
     }
 }

@@ -58,7 +58,11 @@ final class HotTables {
             column("created_at", TIME, LeaseRow::createdAt),
             column("expires_at", TIME, LeaseRow::expiresAt),
             column("last_heartbeat", TIME, LeaseRow::lastHeartbeat),
-            column("deadline", TIME, LeaseRow::deadline)));
+            column("deadline", TIME, LeaseRow::deadline),
+            column("notice_for", TEXT, LeaseRow::noticeFor),
+            column("notice_rules", TEXT, LeaseRow::noticeRules),
+            column("notice_policy_version", TEXT, LeaseRow::noticePolicyVersion),
+            column("notice_reason", TEXT, LeaseRow::noticeReason)));
 
     static final Table<LeaseShareRow> SHARE = new Table<>("lease_share", "id", List.of(
             column("lease_id", TEXT, LeaseShareRow::leaseId),

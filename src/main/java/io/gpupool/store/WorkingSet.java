@@ -278,7 +278,7 @@ public class WorkingSet {
     }
 
     private static ProblemException notCommitted(Throwable cause) {
-        return new ProblemException(503, "Not committed", "This write ran on the change of another write that the "
+        return new ProblemException(ProblemException.Kind.UNAVAILABLE, "Not committed", "This write ran on the change of another write that the "
                 + "database refused (" + cause.getMessage() + "); nothing of it was stored. Retry it.", List.of());
     }
 

@@ -149,7 +149,7 @@ public class WriterLock {
     }
 
     private static ProblemException notTheWriter(String reason) {
-        return new ProblemException(503, "Not the writer", "This instance lost the writer lock (" + reason
+        return new ProblemException(ProblemException.Kind.UNAVAILABLE, "Not the writer", "This instance lost the writer lock (" + reason
                 + ") and no longer writes; restart it to take the lock again and reload the committed state.",
                 List.of());
     }

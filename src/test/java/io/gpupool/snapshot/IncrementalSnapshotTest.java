@@ -49,7 +49,7 @@ class IncrementalSnapshotTest {
     void deltaNamesTheOldAndNewValueOfEveryTouchedLease() {
         PoolSnapshot s = new LeaseChurn(3).fleet();
         Lease a = s.leases().values().iterator().next();
-        Lease noticed = LeaseTransitions.notice(a, s.takenAt().plusSeconds(30));
+        Lease noticed = LeaseTransitions.notice(a, s.takenAt().plusSeconds(30), Leases.NOTICE);
 
         PoolSnapshot next = s.toBuilder().lease(noticed).build();
 
@@ -66,7 +66,7 @@ class IncrementalSnapshotTest {
         Lease a = fleet.leases().values().iterator().next();
         List<PoolSnapshot> chain = new java.util.ArrayList<>(List.of(fleet));
         for (int step = 0; step < 1200; step++) { // lease changes only: each commit moves one deadline
-            Lease noticed = LeaseTransitions.notice(a, fleet.takenAt().plusSeconds(30 + step));
+            Lease noticed = LeaseTransitions.notice(a, fleet.takenAt().plusSeconds(30 + step), Leases.NOTICE);
             chain.add(chain.get(chain.size() - 1).toBuilder().lease(noticed).build());
         }
         for (int last = 2; last < chain.size(); last++) {

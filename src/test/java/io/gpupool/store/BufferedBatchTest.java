@@ -109,7 +109,7 @@ class BufferedBatchTest extends WriterHarnessTest {
         assertThat(answers.get(0).get(10, TimeUnit.SECONDS)).isEqualTo("before-duplicate");
         assertThat(WriterHarness.failureOf(answers.get(1))).isNotInstanceOf(ProblemException.class);
         assertThat(WriterHarness.failureOf(answers.get(2))).as("ran on the refused write's change")
-                .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.status()).isEqualTo(503));
+                .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.kind()).isEqualTo(ProblemException.Kind.UNAVAILABLE));
         assertThat(requestRows.existsById("before-duplicate")).isTrue();
         assertThat(requestRows.existsById("duplicate-key")).isFalse();
         assertThat(requestRows.existsById("after-duplicate")).isFalse();

@@ -109,7 +109,7 @@ class GroupCommitTest extends WriterHarnessTest {
         for (int later : new int[]{3, 4}) {
             assertThat(failureOf(answers.get(later))).as("a write that ran on the refused one's change")
                     .isInstanceOfSatisfying(ProblemException.class, e -> {
-                        assertThat(e.status()).isEqualTo(503);
+                        assertThat(e.kind()).isEqualTo(ProblemException.Kind.UNAVAILABLE);
                         assertThat(e.getMessage()).contains("Retry");
                     });
         }

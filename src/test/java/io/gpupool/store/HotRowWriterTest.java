@@ -12,6 +12,7 @@ import io.gpupool.domain.decision.DecisionAction;
 import io.gpupool.domain.decision.LoggedDecision;
 import io.gpupool.domain.lease.Lease;
 import io.gpupool.domain.lease.LeaseState;
+import io.gpupool.domain.lease.Notice;
 import io.gpupool.domain.lease.WorkloadKind;
 import io.gpupool.domain.tenancy.Pool;
 import io.gpupool.domain.tenancy.PoolTier;
@@ -75,7 +76,9 @@ class HotRowWriterTest extends WriterHarnessTest {
                 .kind(WorkloadKind.TRAINING).priority(7).preemptible(false).borrowed(true).gang("gang-1")
                 .state(LeaseState.PREEMPTING).whole("hot-node-gpu0").share("hot-node-gpu1", 250, "1g.10gb")
                 .createdAt(NOW).expiresAt(NOW.plusSeconds(3600)).lastHeartbeat(NOW.plusSeconds(1))
-                .deadline(NOW.plusSeconds(120)).build();
+                .deadline(NOW.plusSeconds(120))
+                .notice(new Notice("hot-preemptor", List.of("Higher priority preempts lower", "second rule"), "v3",
+                        "LOWER_PRIORITY")).build();
         Lease sparseLease = Leases.lease("hot-lease-sparse").request("hot-sparse").tenant("hot").pool("hot-pool")
                 .kind(WorkloadKind.DEV).createdAt(NOW).build();
         LoggedDecision admitted = LoggedDecision.of(DecisionAction.ADMIT, "hot-full", "hot-lease-full", "hot",

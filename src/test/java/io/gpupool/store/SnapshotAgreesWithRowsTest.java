@@ -139,7 +139,7 @@ class SnapshotAgreesWithRowsTest {
         return new Lease(l.id(), l.requestId(), l.tenantId(), l.poolId(), l.kind(), l.priority(), l.preemptible(),
                 l.borrowed(), l.gangId(), l.state(), l.shares().stream()
                 .sorted(java.util.Comparator.comparing(io.gpupool.domain.lease.DeviceShare::deviceId)).toList(),
-                l.createdAt(), l.expiresAt(), l.lastHeartbeat(), l.deadline());
+                l.createdAt(), l.expiresAt(), l.lastHeartbeat(), l.deadline(), l.notice());
     }
 
     /** One seeded step after another; each names what it did. */

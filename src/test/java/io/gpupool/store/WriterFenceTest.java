@@ -67,12 +67,12 @@ class WriterFenceTest {
         anotherInstanceTakesOver();
 
         assertThatThrownBy(() -> writer.write(queue("after-takeover")))
-                .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.status()).isEqualTo(503));
+                .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.kind()).isEqualTo(ProblemException.Kind.UNAVAILABLE));
         assertThat(lock.lostReason()).contains("another instance became the writer");
         assertThat(rowExists("after-takeover")).as("nothing of the batch committed").isFalse();
         assertThat(writer.current().queued()).doesNotContainKey("after-takeover");
         assertThatThrownBy(() -> writer.write(queue("later")))
-                .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.status()).isEqualTo(503));
+                .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.kind()).isEqualTo(ProblemException.Kind.UNAVAILABLE));
     }
 
     @Test
@@ -82,7 +82,7 @@ class WriterFenceTest {
         anotherInstanceTakesOver();
 
         assertThatThrownBy(() -> tokens.issue("after-takeover", Role.VIEWER, null, "test"))
-                .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.status()).isEqualTo(503));
+                .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.kind()).isEqualTo(ProblemException.Kind.UNAVAILABLE));
         assertThat(count("SELECT count(*) FROM api_token WHERE name = 'after-takeover'")).as("no token row").isZero();
     }
 
@@ -97,7 +97,7 @@ class WriterFenceTest {
         assertThat(lock.lostReason()).as("the lock check has not noticed yet").isNull();
 
         assertThatThrownBy(() -> tokens.revoke(issued.token().id()))
-                .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.status()).isEqualTo(503));
+                .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.kind()).isEqualTo(ProblemException.Kind.UNAVAILABLE));
         assertThat(count("SELECT count(*) FROM api_token WHERE name = 'before-takeover' AND revoked_at IS NULL"))
                 .as("the revocation did not commit").isEqualTo(1);
         assertThat(lock.lostReason()).contains("another instance became the writer");

@@ -232,7 +232,7 @@ class WriterLockTest {
     }
 
     private static void assertNotTheWriter(org.assertj.core.api.ThrowableAssert.ThrowingCallable write) {
-        assertThatThrownBy(write).isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.status()).isEqualTo(503));
+        assertThatThrownBy(write).isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.kind()).isEqualTo(ProblemException.Kind.UNAVAILABLE));
     }
 
     private WriterLock lock(Duration wait, Duration check) {

@@ -77,7 +77,7 @@ public final class LeaseChurn {
         } else if (dice < 75) {
             b.lease(LeaseTransitions.end(pick(held), LeaseState.RELEASED));
         } else if (dice < 85) {
-            b.lease(LeaseTransitions.notice(pick(held), s.takenAt().plusSeconds(30)));
+            b.lease(LeaseTransitions.notice(pick(held), s.takenAt().plusSeconds(30), Leases.NOTICE));
         } else if (dice < 92) {
             Lease l = pick(held);
             b.lease(Leases.copyOf(l).borrowed(!l.borrowed())

@@ -3,6 +3,7 @@ package io.gpupool.testing;
 import io.gpupool.domain.lease.DeviceShare;
 import io.gpupool.domain.lease.Lease;
 import io.gpupool.domain.lease.LeaseState;
+import io.gpupool.domain.lease.Notice;
 import io.gpupool.domain.lease.WorkloadKind;
 
 import java.time.Instant;
@@ -16,6 +17,9 @@ import java.util.List;
  * {@link Instant#EPOCH}, with no expiry, heartbeat or deadline.
  */
 public final class Leases {
+    /** A reclaim notice for no one, for tests where why a lease is under notice does not matter. */
+    public static final Notice NOTICE = new Notice(null, List.of("test notice"), "v1", "TEST");
+
     private Leases() {
     }
 
@@ -28,7 +32,7 @@ public final class Leases {
         return new Builder(l.id()).request(l.requestId()).tenant(l.tenantId()).pool(l.poolId()).kind(l.kind())
                 .priority(l.priority()).preemptible(l.preemptible()).borrowed(l.borrowed()).gang(l.gangId())
                 .state(l.state()).shares(l.shares()).createdAt(l.createdAt()).expiresAt(l.expiresAt())
-                .lastHeartbeat(l.lastHeartbeat()).deadline(l.deadline());
+                .lastHeartbeat(l.lastHeartbeat()).deadline(l.deadline()).notice(l.notice());
     }
 
     public static final class Builder {
@@ -47,6 +51,7 @@ public final class Leases {
         private Instant expiresAt;
         private Instant lastHeartbeat;
         private Instant deadline;
+        private Notice notice;
 
         private Builder(String id) {
             this.id = id;
@@ -67,6 +72,7 @@ public final class Leases {
         public Builder expiresAt(Instant value) { expiresAt = value; return this; }
         public Builder lastHeartbeat(Instant value) { lastHeartbeat = value; return this; }
         public Builder deadline(Instant value) { deadline = value; return this; }
+        public Builder notice(Notice value) { notice = value; return this; }
 
         /** Holds the whole of {@code deviceId}. */
         public Builder whole(String deviceId) { return share(deviceId, DeviceShare.WHOLE); }
@@ -82,7 +88,7 @@ public final class Leases {
 
         public Lease build() {
             return new Lease(id, requestId, tenantId, poolId, kind, priority, preemptible, borrowed, gangId, state,
-                    shares, createdAt, expiresAt, lastHeartbeat, deadline);
+                    shares, createdAt, expiresAt, lastHeartbeat, deadline, notice);
         }
     }
 }

@@ -10,22 +10,26 @@ public final class LeaseTransitions {
 
     public static Lease end(Lease l, LeaseState terminal) {
         return new Lease(l.id(), l.requestId(), l.tenantId(), l.poolId(), l.kind(), l.priority(), l.preemptible(),
-                l.borrowed(), l.gangId(), terminal, l.shares(), l.createdAt(), l.expiresAt(), l.lastHeartbeat(), null);
+                l.borrowed(), l.gangId(), terminal, l.shares(), l.createdAt(), l.expiresAt(), l.lastHeartbeat(), null,
+                l.notice());
     }
 
-    public static Lease notice(Lease l, Instant deadline) {
+    /** Under notice until {@code deadline}, for the reason {@code notice} gives. */
+    public static Lease notice(Lease l, Instant deadline, Notice notice) {
         return new Lease(l.id(), l.requestId(), l.tenantId(), l.poolId(), l.kind(), l.priority(), l.preemptible(),
                 l.borrowed(), l.gangId(), LeaseState.PREEMPTING, l.shares(), l.createdAt(), l.expiresAt(),
-                l.lastHeartbeat(), deadline);
+                l.lastHeartbeat(), deadline, notice);
     }
 
     public static Lease renewed(Lease l, Instant expiresAt) {
         return new Lease(l.id(), l.requestId(), l.tenantId(), l.poolId(), l.kind(), l.priority(), l.preemptible(),
-                l.borrowed(), l.gangId(), l.state(), l.shares(), l.createdAt(), expiresAt, l.lastHeartbeat(), l.deadline());
+                l.borrowed(), l.gangId(), l.state(), l.shares(), l.createdAt(), expiresAt, l.lastHeartbeat(), l.deadline(),
+                l.notice());
     }
 
     public static Lease heartbeat(Lease l, Instant at) {
         return new Lease(l.id(), l.requestId(), l.tenantId(), l.poolId(), l.kind(), l.priority(), l.preemptible(),
-                l.borrowed(), l.gangId(), l.state(), l.shares(), l.createdAt(), l.expiresAt(), at, l.deadline());
+                l.borrowed(), l.gangId(), l.state(), l.shares(), l.createdAt(), l.expiresAt(), at, l.deadline(),
+                l.notice());
     }
 }

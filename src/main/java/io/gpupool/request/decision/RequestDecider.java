@@ -16,6 +16,7 @@ import io.gpupool.governance.ActivePolicy;
 import io.gpupool.domain.lease.DeviceShare;
 import io.gpupool.domain.lease.Lease;
 import io.gpupool.domain.lease.LeaseTransitions;
+import io.gpupool.domain.lease.Notice;
 import io.gpupool.domain.lease.LeaseState;
 import io.gpupool.policy.decision.Decision;
 import io.gpupool.policy.decision.PreemptionCandidate;
@@ -110,7 +111,8 @@ public final class RequestDecider {
             Instant deadline = now.plus(grace);
             for (PreemptionCandidate victim : p.victims()) {
                 Lease lease = before.lease(victim.leaseId()).orElseThrow();
-                Lease noticed = LeaseTransitions.notice(lease, deadline);
+                Lease noticed = LeaseTransitions.notice(lease, deadline,
+                        new Notice(request.id(), List.of(victim.ruleName()), version, victim.reasonCode()));
                 changes.update(noticed).log(LoggedDecision.of(DecisionAction.NOTICE, request.id(), lease.id(),
                         lease.tenantId(), List.of(victim.ruleName()), version, victim.reasonCode(),
                         "Preempted for request " + request.id() + " (priority " + level + "): " + victim.message()

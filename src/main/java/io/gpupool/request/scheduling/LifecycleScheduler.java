@@ -8,12 +8,12 @@ import io.gpupool.domain.request.WhyPending;
 import io.gpupool.domain.request.RequestState;
 import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.domain.decision.DecisionAction;
-import io.gpupool.audit.DecisionLog;
 import io.gpupool.domain.decision.LoggedDecision;
 import io.gpupool.governance.ActivePolicy;
 import io.gpupool.domain.lease.Lease;
 import io.gpupool.domain.lease.LeaseState;
 import io.gpupool.domain.lease.LeaseTransitions;
+import io.gpupool.domain.lease.Notice;
 import io.gpupool.lease.UsageRecorder;
 import io.gpupool.policy.decision.ReclaimCause;
 import io.gpupool.policy.decision.ReclaimOrder;
@@ -39,7 +39,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -67,7 +66,6 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
     private final PolicyEngine engine;
     private final ActivePolicy active;
     private final UsageRecorder usage;
-    private final DecisionLog decisionLog;
     private final Clock clock;
     private final Duration grace;
     private final Duration sweepEvery;
@@ -85,7 +83,7 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
 
     LifecycleScheduler(WorkingSet workingSet, AllocationService allocation, QueuePass queuePass, PolicyEngine engine,
                        ActivePolicy active,
-                       UsageRecorder usage, DecisionLog decisionLog, Clock clock, @Value("${gpupool.preemption.grace:30s}") Duration grace,
+                       UsageRecorder usage, Clock clock, @Value("${gpupool.preemption.grace:30s}") Duration grace,
                        @Value("${gpupool.reclamation.interval:30s}") Duration sweepEvery,
                        @Value("${gpupool.scheduler.wake-at-deadlines:true}") boolean wakeAtDeadlines) {
         this.workingSet = workingSet;
@@ -94,7 +92,6 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
         this.engine = engine;
         this.active = active;
         this.usage = usage;
-        this.decisionLog = decisionLog;
         this.clock = clock;
         this.grace = grace;
         this.sweepEvery = sweepEvery;
@@ -200,15 +197,11 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
         Instant now = clock.instant();
         Map<String, List<String>> victimsOf = new LinkedHashMap<>(); // preemptor → its victims whose notice ran out
         List<String> reclaimed = new ArrayList<>();
-        Map<String, LoggedDecision> noticeOf = new HashMap<>(); // read once here, for the writes below too
         for (Lease lease : workingSet.current().underNotice().values()) {
             if (lease.deadline() == null || lease.deadline().isAfter(now)) {
                 continue;
             }
-            // A published lease's notice is committed, and a lease under notice gets no other one.
-            LoggedDecision notice = lastNotice(lease.id());
-            noticeOf.put(lease.id(), notice);
-            String preemptor = preemptorOf(lease, notice);
+            String preemptor = lease.notice() == null ? null : lease.notice().forRequest();
             if (preemptor == null) {
                 reclaimed.add(lease.id());
             } else {
@@ -216,30 +209,27 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
             }
         }
         for (String leaseId : reclaimed) {
-            workingSet.write(end(List.of(leaseId), noticeOf, now));
+            workingSet.write(end(List.of(leaseId), now));
             usage.forget(leaseId);
         }
         victimsOf.forEach((preemptor, victims) -> {
             try {
-                workingSet.write(end(victims, noticeOf, now), ended -> handOver(preemptor, now));
+                workingSet.write(end(victims, now), ended -> handOver(preemptor, now));
             } catch (HandOverFailed e) {
                 // A bug in the decision, say: the leases still end, and the request waits for the
                 // scheduling pass, rather than the leases never ending.
                 LOG.error("Handing leases {} to request {} failed; ending them alone", victims, preemptor, e);
-                workingSet.write(end(victims, noticeOf, now));
+                workingSet.write(end(victims, now));
             }
             victims.forEach(usage::forget);
         });
     }
 
-    /** The request a lease under notice was preempted for; null when it is reclaimed for no one. */
-    private static String preemptorOf(Lease lease, LoggedDecision notice) {
-        return notice != null && notice.requestId() != null && !notice.requestId().equals(lease.requestId())
-                ? notice.requestId() : null;
-    }
-
-    /** Ends leases whose grace period ran out, logged with their notices; returns how many it ended. */
-    private static Mutation<Integer> end(List<String> leaseIds, Map<String, LoggedDecision> noticeOf, Instant now) {
+    /**
+     * Ends leases whose grace period ran out, logged with the explanation their notice kept:
+     * PREEMPTED for the request it names, RECLAIMED when it names none. Returns how many it ended.
+     */
+    private static Mutation<Integer> end(List<String> leaseIds, Instant now) {
         return (before, changes) -> {
             int ended = 0;
             for (String leaseId : leaseIds) {
@@ -247,11 +237,11 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
                 if (current == null || current.state() != LeaseState.PREEMPTING) {
                     continue;
                 }
-                LoggedDecision notice = noticeOf.get(leaseId);
-                String preemptor = preemptorOf(current, notice);
+                Notice notice = current.notice();
+                String preemptor = notice == null ? null : notice.forRequest();
                 Lease gone = LeaseTransitions.end(current, preemptor != null ? LeaseState.PREEMPTED : LeaseState.RECLAIMED);
                 changes.update(gone).log(LoggedDecision.of(preemptor != null ? DecisionAction.PREEMPT : DecisionAction.RECLAIM,
-                        notice == null ? current.requestId() : notice.requestId(), current.id(), current.tenantId(),
+                        preemptor != null ? preemptor : current.requestId(), current.id(), current.tenantId(),
                         notice == null ? List.of() : notice.ruleNames(), notice == null ? null : notice.policyVersion(),
                         notice == null ? "GRACE_ENDED" : notice.reasonCode(),
                         "Grace period ended at " + current.deadline() + "; GPUs taken back"), now);
@@ -302,7 +292,8 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
                 boolean immediate = order.cause() == ReclaimCause.TTL_EXPIRED || order.cause() == ReclaimCause.UNHEALTHY_DEVICE;
                 Lease changed = immediate ? LeaseTransitions.end(lease,
                         order.cause() == ReclaimCause.TTL_EXPIRED ? LeaseState.EXPIRED : LeaseState.RECLAIMED)
-                        : LeaseTransitions.notice(lease, now.plus(grace));
+                        : LeaseTransitions.notice(lease, now.plus(grace),
+                        new Notice(null, List.of(order.ruleName()), order.policyVersion(), order.reasonCode()));
                 changes.update(changed);
                 DecisionAction action = order.cause() == ReclaimCause.TTL_EXPIRED ? DecisionAction.EXPIRE
                         : immediate ? DecisionAction.RECLAIM : DecisionAction.NOTICE;
@@ -326,16 +317,6 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
             changes.update(again).log(LoggedDecision.of(DecisionAction.QUEUE, r.id(), lease.id(), r.tenantId(),
                     List.of(order.ruleName()), order.policyVersion(), why.reasonCode(), why.message()), now);
         });
-    }
-
-    private LoggedDecision lastNotice(String leaseId) {
-        List<LoggedDecision> entries = decisionLog.forLease(leaseId);
-        for (int i = entries.size() - 1; i >= 0; i--) {
-            if (entries.get(i).action() == DecisionAction.NOTICE) {
-                return entries.get(i);
-            }
-        }
-        return null;
     }
 
     @PreDestroy

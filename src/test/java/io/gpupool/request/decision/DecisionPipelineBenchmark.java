@@ -178,7 +178,7 @@ public final class DecisionPipelineBenchmark {
                     // As the writer does: the victims get their notice, and are no victims for the next request.
                     for (var victim : p.victims()) {
                         next.lease(io.gpupool.domain.lease.LeaseTransitions.notice(snapshot.lease(victim.leaseId()).orElseThrow(),
-                                now.plusSeconds(30)));
+                                now.plusSeconds(30), io.gpupool.testing.Leases.NOTICE));
                     }
                 }
             }

@@ -143,7 +143,7 @@ public final class DecisionBenchmark {
         RequestFact request = new RequestFact("bench", tenant, "DEV", 1, 100, null, List.of(), 0, 1, null, true, 0);
         SnapshotFacts warm = SnapshotFacts.of(snapshot);
         Lease sample = snapshot.leases().values().iterator().next();
-        Lease noticed = LeaseTransitions.notice(sample, snapshot.takenAt().plusSeconds(30));
+        Lease noticed = LeaseTransitions.notice(sample, snapshot.takenAt().plusSeconds(30), io.gpupool.testing.Leases.NOTICE);
         print("per version: snapshot with one lease changed (toBuilder().lease().build())",
                 median(() -> snapshot.toBuilder().version(snapshot.version() + 1).lease(noticed).build()));
         print("per version: facts and capacity view rebuilt from scratch (before: once per commit)",
