@@ -40,13 +40,13 @@ class RestartKeepsDataTest {
 
     @Test
     void aRestartKeepsTheFleetAndRuntimeHealthChanges(@TempDir Path dir) {
-        Map<String, Object> first = properties(dir, true);
+        Map<String, Object> first = TestDatabase.restartable(dir, true);
         try (ApplicationContext ctx = ApplicationContext.run(first, "test")) {
             assertThat(ctx.getBean(WorkingSet.class).current().devices()).hasSize(ExampleFleet.DEVICES);
             ctx.getBean(HeartbeatService.class).record("fra-h100-02-gpu1", new Heartbeat(DeviceHealth.UNHEALTHY, null));
         }
 
-        try (ApplicationContext ctx = ApplicationContext.run(properties(dir, false), "test")) {
+        try (ApplicationContext ctx = ApplicationContext.run(TestDatabase.restartable(dir, false), "test")) {
             ctx.getBean(FleetFileLoader.class);
             var snapshot = ctx.getBean(WorkingSet.class).current();
             assertThat(snapshot.devices()).hasSize(ExampleFleet.DEVICES);
@@ -63,7 +63,7 @@ class RestartKeepsDataTest {
         Caller admin = new Caller("test", "test", Role.ADMIN, null);
         Instant now = Instant.now();
         String lease;
-        try (ApplicationContext ctx = ApplicationContext.run(properties(dir, true), "test")) {
+        try (ApplicationContext ctx = ApplicationContext.run(TestDatabase.restartable(dir, true), "test")) {
             Outcome placed = ctx.getBean(AllocationService.class).submit(new NewRequest("vision", WorkloadKind.DEV, 1, null,
                     null, null, null, null, null, null, null, null, null, null), null, admin);
             lease = placed.lease().id();
@@ -75,24 +75,12 @@ class RestartKeepsDataTest {
             }
         }
 
-        try (ApplicationContext ctx = ApplicationContext.run(properties(dir, false), "test")) {
+        try (ApplicationContext ctx = ApplicationContext.run(TestDatabase.restartable(dir, false), "test")) {
             List<UsageSample> restored = ctx.getBean(UsageRecorder.class).all();
             assertThat(restored).extracting(UsageSample::leaseId).containsOnly(lease);
             assertThat(restored).extracting(UsageSample::utilisation).containsExactly(0.8, 0.02, 0.02);
             assertThat(UsageHistory.of(restored, Instant.now()).idleSecondsBelow(0.05))
                     .as("idle since the busy heartbeat 150 minutes ago, not since the restart").isGreaterThanOrEqualTo(120 * 60);
         }
-    }
-
-    private static Map<String, Object> properties(Path dir, boolean clean) {
-        Map<String, Object> p = new HashMap<>();
-        if (!TestDatabase.isPostgres()) {
-            p.put("datasources.default.url", "jdbc:h2:file:" + dir.resolve("gpupool").toAbsolutePath()
-                    + ";MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH");
-        }
-        p.put("flyway.datasources.default.clean-schema", clean);
-        p.put("gpupool.fleet-file", ExampleFleet.FILE.toString());
-        p.put("micronaut.server.port", -1);
-        return p;
     }
 }

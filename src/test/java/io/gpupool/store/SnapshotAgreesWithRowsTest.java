@@ -59,7 +59,7 @@ class SnapshotAgreesWithRowsTest {
     void theDatabaseAndThePublishedSnapshotHoldTheSameModelAfterEveryWriteOfASeededChurnAndAfterARestart(
             @TempDir Path dir) throws Exception {
         WorkingSet first;
-        try (ApplicationContext ctx = ApplicationContext.run(properties(dir, true), "test")) {
+        try (ApplicationContext ctx = ApplicationContext.run(TestDatabase.restartable(dir, true), "test")) {
             first = ctx.getBean(WorkingSet.class);
             Churn churn = new Churn(ctx, new Random(20261201L));
             for (int step = 0; step < 160; step++) {
@@ -74,7 +74,7 @@ class SnapshotAgreesWithRowsTest {
         // Read once the first service has stopped: a scheduling pass its last commits woke may have committed since.
         Map<String, Object> model = contents(first.current());
 
-        try (ApplicationContext ctx = ApplicationContext.run(properties(dir, false), "test")) {
+        try (ApplicationContext ctx = ApplicationContext.run(TestDatabase.restartable(dir, false), "test")) {
             assertThat(differences(model, contents(ctx.getBean(WorkingSet.class).current())))
                     .as("before the restart vs. after it").isEmpty();
             assertAgree(ctx, "after the restart");
@@ -350,17 +350,5 @@ class SnapshotAgreesWithRowsTest {
             }
             return true;
         }
-    }
-
-    private static Map<String, Object> properties(Path dir, boolean clean) {
-        Map<String, Object> p = new HashMap<>();
-        if (!TestDatabase.isPostgres()) {
-            p.put("datasources.default.url", "jdbc:h2:file:" + dir.resolve("gpupool").toAbsolutePath()
-                    + ";MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH");
-        }
-        p.put("flyway.datasources.default.clean-schema", clean);
-        p.put("gpupool.fleet-file", ExampleFleet.FILE.toString());
-        p.put("micronaut.server.port", -1);
-        return p;
     }
 }

@@ -10,9 +10,8 @@ import java.time.Instant;
  * whole pool, the expensive step at scale (allocation.md, "Preemption at scale"). A new request
  * always may; a queued request's retries may once per {@code every}, counted from the time kept in
  * its {@link WhyPending#wideSearchAt()}, and only while the scheduling pass that retries it still has
- * search budget ({@code held} once it is spent). The time lives in the request, not in the writer's
- * memory, and whether the pass held it is decided before the write, so a replayed batch decides the
- * same way and a restart changes nothing.
+ * search budget ({@code held} once it is spent, decided by the pass before its write). The time lives
+ * in the request, stored with it, so a restart changes nothing.
  */
 public final class WideningGate {
     private final Instant last;
