@@ -106,6 +106,9 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
         try {
             runOnce();
         } catch (RuntimeException e) {
+            if (stopping) {
+                return; // a pass a late commit woke, refused because the service is stopping
+            }
             LOG.error("Scheduling pass failed; the next pass retries", e);
         }
     }
