@@ -5,8 +5,8 @@ import io.gpupool.domain.decision.DecisionAction;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.gpupool.store.DecisionLogRepository;
-import io.gpupool.store.DecisionLogRow;
+import io.gpupool.store.row.DecisionLogRepository;
+import io.gpupool.store.row.DecisionLogRow;
 import jakarta.inject.Singleton;
 
 import java.time.Instant;

@@ -1,8 +1,8 @@
 package io.gpupool.auth;
 
 import io.gpupool.problem.ProblemException;
-import io.gpupool.store.ApiTokenRepository;
-import io.gpupool.store.ApiTokenRow;
+import io.gpupool.store.row.ApiTokenRepository;
+import io.gpupool.store.row.ApiTokenRow;
 import io.gpupool.store.WorkingSet;
 import io.gpupool.store.WriterLock;
 import io.micronaut.transaction.TransactionOperations;

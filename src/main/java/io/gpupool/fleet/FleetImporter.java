@@ -12,7 +12,7 @@ import io.gpupool.domain.tenancy.Quota;
 import io.gpupool.domain.tenancy.Tenant;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.store.ContentHash;
-import io.gpupool.store.FleetImportRepository;
+import io.gpupool.store.row.FleetImportRepository;
 import io.gpupool.store.WorkingSet;
 import jakarta.inject.Singleton;
 

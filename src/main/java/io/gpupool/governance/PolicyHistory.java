@@ -3,8 +3,8 @@ package io.gpupool.governance;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.gpupool.store.PolicyHistoryRepository;
-import io.gpupool.store.PolicyHistoryRow;
+import io.gpupool.store.row.PolicyHistoryRepository;
+import io.gpupool.store.row.PolicyHistoryRow;
 import jakarta.inject.Singleton;
 
 import java.nio.charset.StandardCharsets;

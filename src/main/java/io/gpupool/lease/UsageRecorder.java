@@ -1,8 +1,8 @@
 package io.gpupool.lease;
 
 import io.gpupool.domain.lease.UsageSample;
-import io.gpupool.store.LeaseUsagePoint;
-import io.gpupool.store.UsageSampleRepository;
+import io.gpupool.store.row.LeaseUsagePoint;
+import io.gpupool.store.row.UsageSampleRepository;
 import jakarta.annotation.PostConstruct;
 import jakarta.inject.Singleton;
 import org.slf4j.Logger;

@@ -1,5 +1,8 @@
 package io.gpupool.store;
 
+import io.gpupool.store.row.UsageSampleRow;
+import io.gpupool.store.row.FleetImportRow;
+import io.gpupool.store.row.DecisionLogRow;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gpupool.domain.decision.LoggedDecision;

@@ -1,5 +1,10 @@
 package io.gpupool.store;
 
+import io.gpupool.store.row.UsageSampleRow;
+import io.gpupool.store.row.LeaseShareRow;
+import io.gpupool.store.row.LeaseRow;
+import io.gpupool.store.row.GpuRequestRow;
+import io.gpupool.store.row.DecisionLogRow;
 import io.gpupool.store.HotRowWriter.Table;
 
 import java.util.List;

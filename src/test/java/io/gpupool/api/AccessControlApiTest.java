@@ -1,6 +1,6 @@
 package io.gpupool.api;
 
-import io.gpupool.store.ApiTokenRepository;
+import io.gpupool.store.row.ApiTokenRepository;
 import io.gpupool.testing.Api;
 import io.gpupool.testing.Api.Reply;
 import io.gpupool.testing.DatabaseTest;

@@ -1,7 +1,7 @@
 package io.gpupool.governance;
 
-import io.gpupool.store.PolicyHistoryRepository;
-import io.gpupool.store.PolicyHistoryRow;
+import io.gpupool.store.row.PolicyHistoryRepository;
+import io.gpupool.store.row.PolicyHistoryRow;
 import io.gpupool.testing.Api;
 import io.gpupool.testing.Api.Reply;
 import io.gpupool.testing.DatabaseTest;

@@ -33,7 +33,7 @@ class RequestValidationApiTest {
     @Client("/")
     HttpClient client;
     @Inject
-    io.gpupool.store.GpuRequestRepository requestRows;
+    io.gpupool.store.row.GpuRequestRepository requestRows;
     Api api;
     String vision;
 

@@ -1,5 +1,7 @@
 package io.gpupool.store;
 
+import io.gpupool.store.row.LeaseRepository;
+import io.gpupool.store.row.GpuRequestRepository;
 import io.gpupool.domain.decision.DecisionAction;
 import io.gpupool.domain.decision.LoggedDecision;
 import io.gpupool.testing.GpuRequests;

@@ -1,5 +1,6 @@
 package io.gpupool.store;
 
+import io.gpupool.store.row.TenantRepository;
 import io.gpupool.problem.ProblemException;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.domain.tenancy.Tenant;

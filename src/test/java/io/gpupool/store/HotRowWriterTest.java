@@ -1,5 +1,10 @@
 package io.gpupool.store;
 
+import io.gpupool.store.row.UsageSampleRepository;
+import io.gpupool.store.row.GpuRequestRepository;
+import io.gpupool.store.row.DecisionLogRepository;
+import io.gpupool.store.row.UsageSampleRow;
+import io.gpupool.store.row.DecisionLogRow;
 import io.gpupool.testing.GpuRequests;
 import io.gpupool.testing.Leases;
 import io.gpupool.domain.inventory.Cluster;

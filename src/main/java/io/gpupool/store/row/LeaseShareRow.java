@@ -1,0 +1,19 @@
+package io.gpupool.store.row;
+
+import io.gpupool.domain.lease.DeviceShare;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.data.annotation.GeneratedValue;
+import io.micronaut.data.annotation.Id;
+import io.micronaut.data.annotation.MappedEntity;
+
+@MappedEntity("lease_share")
+public record LeaseShareRow(@Id @GeneratedValue @Nullable Long id, String leaseId, String deviceId, int milli,
+                            @Nullable String migProfile) {
+    public static LeaseShareRow of(String leaseId, DeviceShare s) {
+        return new LeaseShareRow(null, leaseId, s.deviceId(), s.milli(), s.migProfile());
+    }
+
+    public DeviceShare toShare() {
+        return new DeviceShare(deviceId, milli, migProfile);
+    }
+}

@@ -1,0 +1,47 @@
+package io.gpupool.store.row;
+
+import io.gpupool.testing.GpuRequests;
+import io.gpupool.domain.request.GpuRequest;
+import io.gpupool.domain.request.BlockedBy;
+import io.gpupool.domain.request.WhyPending;
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class GpuRequestRowTest {
+    private static final Instant NOW = Instant.parse("2026-03-01T12:00:00Z");
+
+    @Test
+    void aQueuedRequestKeepsWhyItWaitsAndWhenItsPoolWasLastSearchedForVictims() {
+        WhyPending why = new WhyPending(BlockedBy.CAPACITY, null, "NO_FIT_GPU_CAPACITY", "no whole GPU free", 3,
+                "training", null, NOW.minusSeconds(12));
+        GpuRequest queued = request(why);
+
+        assertThat(GpuRequestRow.of(queued).toRequest()).isEqualTo(queued);
+    }
+
+    @Test
+    void aRowWrittenBeforeSearchTimesWereKeptReadsAsNeverSearched() {
+        GpuRequestRow row = GpuRequestRow.of(request(null));
+        GpuRequestRow older = new GpuRequestRow(row.id(), row.tenantId(), row.idempotencyKey(), row.kind(), row.gpus(),
+                row.milliPerGpu(), row.migProfile(), row.allowedModels(), row.minMemoryMib(), row.gangSize(),
+                row.topology(), row.topologyRequired(), row.poolId(), row.priorityClass(), row.preemptible(),
+                row.ttlSeconds(), row.state(), row.priority(), row.leaseId(),
+                "{\"blockedBy\":\"CAPACITY\",\"ruleName\":null,\"reasonCode\":\"NO_FIT_GPU_CAPACITY\","
+                        + "\"message\":\"no room\",\"largestFitNow\":0,\"pool\":\"training\",\"until\":null}",
+                row.createdAt(), row.updatedAt());
+
+        WhyPending why = older.toRequest().whyPending();
+
+        assertThat(why.reasonCode()).isEqualTo("NO_FIT_GPU_CAPACITY");
+        assertThat(why.wideSearchAt()).isNull();
+    }
+
+    private static GpuRequest request(WhyPending why) {
+        return GpuRequests.request("r-1").tenant("vision").idempotencyKey("key-1").gpus(8).models("H100").gangSize(2)
+                .topology("NODE").topologyRequired(true).pool("training").priorityClass("high").preemptible(false)
+                .ttlSeconds(3600).priority(500).whyPending(why).at(NOW).build();
+    }
+}
