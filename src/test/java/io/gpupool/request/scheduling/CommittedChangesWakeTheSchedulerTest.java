@@ -48,10 +48,8 @@ class CommittedChangesWakeTheSchedulerTest {
     @Test
     void aLeaseReleasedThroughTheServiceHandsItsGpusToTheQueuedRequest() throws Exception {
         Api api = new Api(client);
-        SmallFleet.load(api, "/fleets/priority-fleet.yaml");
-        String batch = SmallFleet.tenantToken(api, "batch");
-        Reply first = api.post("/api/v1/requests", request("batch", "training", 8), batch);
-        assertThat(first.status()).isEqualTo(201);
+        String batch = batchToken(api);
+        Reply first = fillTheNode(api, batch);
         Reply second = api.post("/api/v1/requests", request("batch", "training", 8), batch);
         assertThat(second.status()).as("the node is full").isEqualTo(202);
         String waiting = second.body().at("/request/id").asText();
@@ -66,17 +64,26 @@ class CommittedChangesWakeTheSchedulerTest {
     @Test
     void aDeviceReportedUnhealthyThroughTheServiceGetsItsLeaseReclaimedByTheSweep() throws Exception {
         Api api = new Api(client);
-        SmallFleet.load(api, "/fleets/priority-fleet.yaml");
-        String batch = SmallFleet.tenantToken(api, "batch");
-        Reply placed = api.post("/api/v1/requests", request("batch", "training", 8), batch);
-        assertThat(placed.status()).isEqualTo(201);
-        String lease = placed.body().at("/lease/id").asText();
+        String lease = fillTheNode(api, batchToken(api)).body().at("/lease/id").asText();
 
         heartbeats.record("h100-a-gpu3", new Heartbeat(DeviceHealth.UNHEALTHY, null));
 
         assertThat(within(Duration.ofSeconds(10), () -> workingSet.current().lease(lease).isEmpty()))
                 .as("reclaimed by the sweep the health change's commit asked for").isTrue();
         assertThat(leases.get(lease, ADMIN).state()).isEqualTo(LeaseState.RECLAIMED);
+    }
+
+    /** The one-node priority fleet, and a token of its tenant "batch". */
+    private static String batchToken(Api api) throws Exception {
+        SmallFleet.load(api, "/fleets/priority-fleet.yaml");
+        return SmallFleet.tenantToken(api, "batch");
+    }
+
+    /** A lease on all 8 GPUs of the fleet's one node. */
+    private static Reply fillTheNode(Api api, String batch) throws Exception {
+        Reply placed = api.post("/api/v1/requests", request("batch", "training", 8), batch);
+        assertThat(placed.status()).isEqualTo(201);
+        return placed;
     }
 
     private static boolean within(Duration limit, BooleanSupplier condition) throws InterruptedException {
