@@ -70,7 +70,7 @@ class PackageRulesTest {
         noClasses().that().resideInAPackage("io.gpupool.domain..")
                 .should().dependOnClassesThat().resideInAnyPackage(
                         "io.gpupool", "io.gpupool.allocator..", "io.gpupool.api..", "io.gpupool.audit..",
-                        "io.gpupool.auth..", "io.gpupool.config..", "io.gpupool.fleet..", "io.gpupool.governance..",
+                        "io.gpupool.auth..", "io.gpupool.catalog..", "io.gpupool.config..", "io.gpupool.fleet..", "io.gpupool.governance..",
                         "io.gpupool.inventory..", "io.gpupool.lease..", "io.gpupool.policy..", "io.gpupool.pool..",
                         "io.gpupool.problem..", "io.gpupool.quota..", "io.gpupool.replay..", "io.gpupool.request..",
                         "io.gpupool.snapshot..", "io.gpupool.store..", "io.gpupool.tenant..")
@@ -83,6 +83,7 @@ class PackageRulesTest {
                 .layer("domain").definedBy("io.gpupool.domain..")
                 .layer("problem").definedBy("io.gpupool.problem..")
                 .layer("config").definedBy("io.gpupool.config..")
+                .layer("catalog").definedBy("io.gpupool.catalog..")
                 .layer("snapshot").definedBy("io.gpupool.snapshot..")
                 .layer("policy").definedBy("io.gpupool.policy..")
                 .layer("allocator").definedBy("io.gpupool.allocator..")
@@ -101,8 +102,9 @@ class PackageRulesTest {
                 .whereLayer("domain").mayNotAccessAnyLayer()
                 .whereLayer("problem").mayNotAccessAnyLayer()
                 .whereLayer("config").mayNotAccessAnyLayer()
+                .whereLayer("catalog").mayNotAccessAnyLayer()
                 .whereLayer("snapshot").mayOnlyAccessLayers("domain")
-                .whereLayer("policy").mayOnlyAccessLayers("domain", "snapshot")
+                .whereLayer("policy").mayOnlyAccessLayers("domain", "snapshot", "catalog")
                 .whereLayer("allocator").mayOnlyAccessLayers("domain", "snapshot")
                 .whereLayer("store").mayOnlyAccessLayers("domain", "problem", "snapshot")
                 .whereLayer("audit").mayOnlyAccessLayers("domain", "store")
@@ -115,7 +117,7 @@ class PackageRulesTest {
                 .whereLayer("request").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "policy",
                         "allocator", "audit", "auth", "governance", "lease")
                 .whereLayer("replay").mayOnlyAccessLayers("domain", "snapshot", "allocator")
-                .whereLayer("api").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "policy", "audit",
+                .whereLayer("api").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "policy", "audit",
                         "auth", "governance", "inventory", "tenancy", "lease", "fleet", "request")
                 .whereLayer("application").mayOnlyAccessLayers("replay")
                 .whereLayer("api").mayNotBeAccessedByAnyLayer();

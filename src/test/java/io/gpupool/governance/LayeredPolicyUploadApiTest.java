@@ -78,7 +78,8 @@ class LayeredPolicyUploadApiTest {
         assertThat(originOf(layering, "admission/admission-open-lab.drl")).isEqualTo("ADDED");
         assertThat(originOf(layering, "tiering/device-tiers.drl")).isEqualTo("REMOVED");
         assertThat(layering.get("rules").findValuesAsText("name")).containsExactlyInAnyOrder(
-                "Eight-way NVLink H100 node serves training", "MIG-capable A100 is dev-shared",
+                "Eight-way NVLink H100 node serves training",
+                "Eight-way NVLink A100 node not partitioned with MIG serves training", "MIG-capable A100 is dev-shared",
                 "Any other GPU is elastic", "Node labelled reserved is critical-reserved");
         assertThat(layering.get("warnings").size()).isZero();
 

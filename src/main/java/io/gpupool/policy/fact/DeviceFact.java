@@ -6,13 +6,17 @@ import java.util.Map;
  * One GPU with what tiering and labelling rules look at. {@code poolId}/{@code poolTier} are the
  * pool the fleet document put it in (null if unassigned); {@code nvlinkDomainSize} is how many GPUs
  * share its NVLink fabric (0 without NVLink); {@code reserved} is the node (or device) label
- * {@code reserved=true}; {@code health} and {@code shareMode} are enum names.
+ * {@code reserved=true}; {@code health} and {@code shareMode} are enum names. {@code family} and
+ * {@code variant} are the card model's, resolved from {@code model} by the card-model catalog
+ * ({@code H100} and {@code SXM} for "NVIDIA H100 80GB HBM3" or "H100-SXM-80G"); rules match
+ * families, not the names sources happen to report. {@code modelKnown} is false when the catalog
+ * has no family in the name (then {@code family} and {@code variant} are null).
  */
 public record DeviceFact(String deviceId, String nodeId, String clusterId, String model, long memoryMib,
                          String poolId, String poolTier, Map<String, String> nodeLabels, Map<String, String> labels,
                          boolean reserved, boolean nvlink, int nvlinkDomainSize, int gpusOnNode, boolean rdma,
                          boolean migCapable, String shareMode, String health, long heartbeatAgeSeconds,
-                         int usedMilli) {
+                         int usedMilli, String family, String variant, boolean modelKnown) {
     public DeviceFact {
         nodeLabels = nodeLabels == null ? Map.of() : Map.copyOf(nodeLabels);
         labels = labels == null ? Map.of() : Map.copyOf(labels);

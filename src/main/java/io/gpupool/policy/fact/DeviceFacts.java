@@ -1,5 +1,7 @@
 package io.gpupool.policy.fact;
 
+import io.gpupool.catalog.CardCatalog;
+import io.gpupool.catalog.CardModel;
 import io.gpupool.domain.inventory.Device;
 import io.gpupool.domain.inventory.Node;
 import io.gpupool.domain.inventory.ShareMode;
@@ -33,11 +35,12 @@ final class DeviceFacts {
             boolean migCapable = d.shareMode() == ShareMode.MIG || !d.migLayout().isEmpty()
                     || "true".equals(d.labels().get(MIG_CAPABLE)) || "true".equals(nodeLabels.get(MIG_CAPABLE));
             int domainSize = d.nvlinkDomain() == null ? 0 : domainSizes.get(d.nvlinkDomain());
+            CardModel card = CardCatalog.standard().resolve(d.model());
             facts.add(new DeviceFact(d.id(), d.nodeId(), d.clusterId(), d.model(), d.memoryMib(), d.poolId(),
                     SnapshotFacts.poolTier(snapshot, d.poolId()), nodeLabels, d.labels(), reserved,
                     domainSize > 1, domainSize, snapshot.devicesOn(d.nodeId()).size(), d.rdma(), migCapable,
                     d.shareMode().name(), d.health().name(), SnapshotFacts.secondsBetween(d.lastHeartbeat(), now),
-                    snapshot.usedMilli(d.id())));
+                    snapshot.usedMilli(d.id()), card.family(), card.variant(), card.known()));
         }
         return List.copyOf(facts);
     }

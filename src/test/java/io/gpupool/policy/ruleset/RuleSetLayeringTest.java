@@ -278,7 +278,7 @@ class RuleSetLayeringTest {
         Map<String, String> example = RuleSetFiles.fromDirectory(
                 java.nio.file.Path.of("policies-examples/research-lab-fair-share"), "example").files();
 
-        assertThat(RuleSetLayering.resolve(defaults, example).rules()).hasSize(4);
+        assertThat(RuleSetLayering.resolve(defaults, example).rules()).hasSize(5);
         assertThatThrownBy(() -> RuleSetLayering.resolve(RuleSet.draft(renamed), example))
                 .isInstanceOf(LayeringException.class)
                 .hasMessageContaining("replace.rules: the base set has no rule \"Any other GPU is elastic\"");
