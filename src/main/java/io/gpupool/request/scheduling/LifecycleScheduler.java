@@ -70,6 +70,7 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
     private final Duration grace;
     private final Duration sweepEvery;
     private final boolean wakeAtDeadlines;
+    private final boolean reactToCommits;
     private final ScheduledExecutorService nudges = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "gpupool-scheduler-nudge");
         t.setDaemon(true);
@@ -85,7 +86,8 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
                        ActivePolicy active,
                        UsageRecorder usage, Clock clock, @Value("${gpupool.preemption.grace:30s}") Duration grace,
                        @Value("${gpupool.reclamation.interval:30s}") Duration sweepEvery,
-                       @Value("${gpupool.scheduler.wake-at-deadlines:true}") boolean wakeAtDeadlines) {
+                       @Value("${gpupool.scheduler.wake-at-deadlines:true}") boolean wakeAtDeadlines,
+                       @Value("${gpupool.scheduler.react-to-commits:true}") boolean reactToCommits) {
         this.workingSet = workingSet;
         this.allocation = allocation;
         this.queuePass = queuePass;
@@ -96,6 +98,7 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
         this.grace = grace;
         this.sweepEvery = sweepEvery;
         this.wakeAtDeadlines = wakeAtDeadlines;
+        this.reactToCommits = reactToCommits;
     }
 
     @Scheduled(fixedDelay = "${gpupool.scheduler.interval:5s}", initialDelay = "${gpupool.scheduler.interval:5s}")
@@ -150,7 +153,7 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
      */
     @Override
     public void onApplicationEvent(Committed change) {
-        if (stopping) {
+        if (stopping || !reactToCommits) {
             return;
         }
         for (Device device : change.devices()) {
