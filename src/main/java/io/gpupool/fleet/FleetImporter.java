@@ -10,7 +10,6 @@ import io.gpupool.domain.inventory.Site;
 import io.gpupool.domain.tenancy.Pool;
 import io.gpupool.domain.tenancy.Quota;
 import io.gpupool.domain.tenancy.Tenant;
-import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.store.ContentHash;
 import io.gpupool.store.row.FleetImportRepository;
 import io.gpupool.store.WorkingSet;
@@ -66,10 +65,6 @@ public class FleetImporter {
     /** Whether {@code text} is exactly what was last applied from {@code source}. */
     public boolean alreadyApplied(String text, String source) {
         return imports.findFirstBySourceOrderByIdDesc(source).map(r -> r.contentHash().equals(ContentHash.of(text))).orElse(false);
-    }
-
-    public PoolSnapshot current() {
-        return workingSet.current();
     }
 
     /** States every record that differs from what the model holds; counts created, updated and unchanged. */

@@ -5,7 +5,6 @@ import io.gpupool.domain.tenancy.Pool;
 import io.gpupool.problem.FieldChecks;
 import io.gpupool.problem.ProblemException;
 import io.gpupool.snapshot.PoolSnapshot;
-import io.gpupool.store.ContentHash;
 import io.gpupool.store.WorkingSet;
 import jakarta.inject.Singleton;
 
@@ -68,8 +67,7 @@ public class PoolService {
             if (!pool.equals(before.pool(pool.id()).orElse(null))) {
                 changes.put(pool);
             }
-            changes.recordImport(source, ContentHash.of(spec.toString()), caller.principal(), clock.instant(),
-                    "{\"pools\":{\"created\":" + (created ? 1 : 0) + ",\"updated\":" + (created ? 0 : 1) + "}}");
+            changes.recordApiChange(source, "pools", spec, created, caller.principal(), clock.instant());
             return pool;
         });
     }

@@ -5,7 +5,6 @@ import io.gpupool.domain.tenancy.Quota;
 import io.gpupool.problem.FieldChecks;
 import io.gpupool.problem.ProblemException;
 import io.gpupool.snapshot.PoolSnapshot;
-import io.gpupool.store.ContentHash;
 import io.gpupool.store.WorkingSet;
 import jakarta.inject.Singleton;
 
@@ -53,8 +52,7 @@ public class QuotaService {
             if (!quota.equals(old)) {
                 changes.put(quota);
             }
-            changes.recordImport("api:put-quota", ContentHash.of(spec.toString()), caller.principal(), clock.instant(),
-                    "{\"quotas\":{\"created\":" + (old == null ? 1 : 0) + ",\"updated\":" + (old == null ? 0 : 1) + "}}");
+            changes.recordApiChange("api:put-quota", "quotas", spec, old == null, caller.principal(), clock.instant());
             return old == null;
         });
     }

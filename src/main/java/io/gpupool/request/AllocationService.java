@@ -146,7 +146,7 @@ public class AllocationService {
     }
 
     /** Inside a running write: reserves again for the head of each pool's queue (backfill). */
-    public Object refreshReservations(PoolSnapshot before) {
+    public Backfill.Reservations refreshReservations(PoolSnapshot before) {
         return backfill.refresh(before, clock.instant());
     }
 

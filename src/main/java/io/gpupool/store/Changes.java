@@ -3,8 +3,7 @@ package io.gpupool.store;
 import io.gpupool.store.row.UsageSampleRow;
 import io.gpupool.store.row.FleetImportRow;
 import io.gpupool.store.row.DecisionLogRow;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gpupool.store.row.RuleNamesCodec;
 import io.gpupool.domain.decision.LoggedDecision;
 import io.gpupool.domain.inventory.Cluster;
 import io.gpupool.domain.inventory.Device;
@@ -40,8 +39,6 @@ import java.util.function.Function;
  * writes, then the database.
  */
 public final class Changes {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     private final PoolSnapshot before;
     private final PoolSnapshotBuilder next;
     private final RowBuffer rows;
@@ -149,14 +146,8 @@ public final class Changes {
 
     /** Appends to the decision log: the entry commits or rolls back with the change it explains. */
     public Changes log(LoggedDecision d, Instant at) {
-        String ruleNames;
-        try {
-            ruleNames = JSON.writeValueAsString(d.ruleNames());
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("rule names always serialise", e);
-        }
         rows.add(Kind.DECISION, new DecisionLogRow(null, at, d.action().name(), d.requestId(), d.leaseId(),
-                d.tenantId(), ruleNames, d.policyVersion(), d.reasonCode(), d.message()), false);
+                d.tenantId(), RuleNamesCodec.encode(d.ruleNames()), d.policyVersion(), d.reasonCode(), d.message()), false);
         return this;
     }
 
@@ -170,6 +161,17 @@ public final class Changes {
     public Changes recordImport(String source, String contentHash, String principal, Instant at, String summary) {
         rows.add(Kind.FLEET_IMPORT, new FleetImportRow(null, source, contentHash, principal, at, summary), false);
         return this;
+    }
+
+    /**
+     * The import record of one record changed over the API (a tenant, pool or quota): its source,
+     * the hash of what was asked ({@code spec}), and whether it created or updated one of
+     * {@code section}.
+     */
+    public Changes recordApiChange(String source, String section, Object spec, boolean created, String principal,
+                                   Instant at) {
+        return recordImport(source, ContentHash.of(String.valueOf(spec)), principal, at,
+                "{\"" + section + "\":{\"created\":" + (created ? 1 : 0) + ",\"updated\":" + (created ? 0 : 1) + "}}");
     }
 
     // --- reads that see every earlier change ---

@@ -19,12 +19,7 @@ final class RowBuffer {
     /** What a row does: the model's records are upserts (by {@code exists}), the rest inserts or updates. */
     enum Kind {
         SITE, CLUSTER, NODE, DEVICE, POOL, TENANT, QUOTA, QUOTA_DELETE, FLEET_IMPORT,
-        REQUEST_INSERT, REQUEST_UPDATE, LEASE_INSERT, LEASE_UPDATE, DECISION, USAGE;
-
-        /** Hot rows go out in one statement per table and kind; the others one by one, first. */
-        boolean hot() {
-            return compareTo(REQUEST_INSERT) >= 0;
-        }
+        REQUEST_INSERT, REQUEST_UPDATE, LEASE_INSERT, LEASE_UPDATE, DECISION, USAGE
     }
 
     record Op(Kind kind, Object row, boolean exists) {

@@ -5,7 +5,6 @@ import io.gpupool.domain.tenancy.Tenant;
 import io.gpupool.problem.FieldChecks;
 import io.gpupool.problem.ProblemException;
 import io.gpupool.snapshot.PoolSnapshot;
-import io.gpupool.store.ContentHash;
 import io.gpupool.store.WorkingSet;
 import jakarta.inject.Singleton;
 
@@ -74,8 +73,7 @@ public class TenantService {
             if (!tenant.equals(before.tenant(tenant.id()).orElse(null))) {
                 changes.put(tenant);
             }
-            changes.recordImport(source, ContentHash.of(spec.toString()), caller.principal(), clock.instant(),
-                    "{\"tenants\":{\"created\":" + (created ? 1 : 0) + ",\"updated\":" + (created ? 0 : 1) + "}}");
+            changes.recordApiChange(source, "tenants", spec, created, caller.principal(), clock.instant());
             return tenant;
         });
     }

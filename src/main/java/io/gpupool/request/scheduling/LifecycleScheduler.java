@@ -117,7 +117,7 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
     }
 
     /** Asks for a pass soon (after a release, a cancel, a health change); coalesces bursts. */
-    public void nudge() {
+    private void nudge() {
         if (nudgePending.compareAndSet(false, true)) {
             nudges.submit(() -> {
                 nudgePending.set(false);
@@ -131,7 +131,7 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
      * periodic one (up to {@code gpupool.scheduler.interval} later): the preemptor gets its GPUs when
      * its notice said. A pass schedules the next deadline itself, so one wake-up at a time suffices.
      */
-    public void wakeAt(Instant deadline) {
+    private void wakeAt(Instant deadline) {
         Instant scheduled = wakeScheduled.get();
         if (!wakeAtDeadlines || stopping || deadline == null || (scheduled != null && !scheduled.isAfter(deadline))
                 || !wakeScheduled.compareAndSet(scheduled, deadline)) {
@@ -174,7 +174,7 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
     }
 
     /** A device went bad or similar: run the policy sweep in the next pass, and make that pass soon. */
-    public void sweepSoon() {
+    private void sweepSoon() {
         lastSweep = Instant.EPOCH;
         nudge();
     }

@@ -5,9 +5,6 @@ import io.gpupool.domain.lease.Lease;
 import io.gpupool.domain.lease.LeaseState;
 import io.gpupool.domain.lease.Notice;
 import io.gpupool.domain.lease.WorkloadKind;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.data.annotation.Id;
 import io.micronaut.data.annotation.MappedEntity;
@@ -21,37 +18,18 @@ public record LeaseRow(@Id String id, String requestId, String tenantId, String 
                        Instant createdAt, @Nullable Instant expiresAt, @Nullable Instant lastHeartbeat,
                        @Nullable Instant deadline, @Nullable String noticeFor, @Nullable String noticeRules,
                        @Nullable String noticePolicyVersion, @Nullable String noticeReason) {
-    private static final ObjectMapper JSON = new ObjectMapper();
-    private static final TypeReference<List<String>> NAMES = new TypeReference<>() { };
-
     public static LeaseRow of(Lease l) {
         Notice n = l.notice();
         return new LeaseRow(l.id(), l.requestId(), l.tenantId(), l.poolId(), l.kind().name(), l.priority(),
                 l.preemptible(), l.borrowed(), l.gangId(), l.state().name(), l.createdAt(), l.expiresAt(),
-                l.lastHeartbeat(), l.deadline(), n == null ? null : n.forRequest(), n == null ? null : names(n.ruleNames()),
+                l.lastHeartbeat(), l.deadline(), n == null ? null : n.forRequest(), n == null ? null : RuleNamesCodec.encode(n.ruleNames()),
                 n == null ? null : n.policyVersion(), n == null ? null : n.reasonCode());
     }
 
     public Lease toLease(List<DeviceShare> shares) {
         Notice notice = noticeRules == null && noticeReason == null && noticeFor == null ? null
-                : new Notice(noticeFor, names(noticeRules), noticePolicyVersion, noticeReason);
+                : new Notice(noticeFor, RuleNamesCodec.decode(noticeRules), noticePolicyVersion, noticeReason);
         return new Lease(id, requestId, tenantId, poolId, WorkloadKind.valueOf(kind), priority, preemptible, borrowed,
                 gangId, LeaseState.valueOf(state), shares, createdAt, expiresAt, lastHeartbeat, deadline, notice);
-    }
-
-    private static String names(List<String> names) {
-        try {
-            return JSON.writeValueAsString(names);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("rule names always serialise", e);
-        }
-    }
-
-    private static List<String> names(String text) {
-        try {
-            return text == null ? List.of() : JSON.readValue(text, NAMES);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("corrupt notice_rules column: " + text, e);
-        }
     }
 }
