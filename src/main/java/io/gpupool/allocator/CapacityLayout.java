@@ -38,6 +38,10 @@ final class CapacityLayout {
     final String[] migProfiles;
     final int[] migProfileMilli;
     final int maxGpusPerNode;
+    /** Profile labels any GPU carries, and per GPU a bit set over them ({@link #labelWords} longs each). */
+    final String[] labels;
+    final int labelWords;
+    final long[] gpuLabels;
     /** Id → index for the two large tables; a linear scan over 10,000 device ids per share was the cost of preemption. */
     private final Map<String, Integer> nodeIndex;
     private final Map<String, Integer> gpuIndex;
@@ -48,7 +52,7 @@ final class CapacityLayout {
                    long[] gpuMemoryMib, String[] nvlinkDomains, int[] gpuNvlink, boolean[] gpuSchedulable,
                    boolean[] gpuMig, String[] pools, int[] gpuPool, String[] racks, int[] nodeRack,
                    String[] nodeCluster, String[] nodeSite, long[] nodeCpuCapacity, long[] nodeMemoryCapacity,
-                   int[] nodeRank, String[] migProfiles, int[] migProfileMilli) {
+                   int[] nodeRank, String[] migProfiles, int[] migProfileMilli, String[] labels, long[] gpuLabels) {
         this.nodeCount = nodeIds.length;
         this.gpuCount = deviceIds.length;
         this.words = NodeBits.words(nodeCount);
@@ -73,6 +77,9 @@ final class CapacityLayout {
         this.nodeRank = nodeRank;
         this.migProfiles = migProfiles;
         this.migProfileMilli = migProfileMilli;
+        this.labels = labels;
+        this.labelWords = labelWords(labels.length);
+        this.gpuLabels = gpuLabels;
         this.nodesByModel = index(models.length, gpuModel);
         this.nodesByPool = index(pools.length, gpuPool);
         int max = 0;
@@ -82,6 +89,10 @@ final class CapacityLayout {
         this.maxGpusPerNode = max;
         this.nodeIndex = positions(nodeIds);
         this.gpuIndex = positions(deviceIds);
+    }
+
+    static int labelWords(int labelCount) {
+        return Math.max(1, (labelCount + 63) / 64);
     }
 
     int nodeIndex(String nodeId) {

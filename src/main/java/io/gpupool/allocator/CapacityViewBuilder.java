@@ -49,6 +49,7 @@ public final class CapacityViewBuilder {
         Interner pools = new Interner();
         Interner racks = new Interner();
         Interner migProfiles = new Interner();
+        Interner labels = new Interner();
         String[] nodeIds = new String[n];
         int[] gpuStart = new int[n + 1];
         String[] deviceIds = new String[gpuTotal];
@@ -89,6 +90,7 @@ public final class CapacityViewBuilder {
                 gpuPool[g] = gpu.pool() == null ? -1 : pools.id(gpu.pool());
                 gpuUsed[g] = gpu.usedMilli();
                 gpu.migLayout().forEach(migProfiles::id);
+                gpu.labels().forEach(labels::id);
                 flat.add(gpu);
                 g++;
             }
@@ -99,9 +101,18 @@ public final class CapacityViewBuilder {
         for (int p = 0; p < profiles.length; p++) {
             profileMilli[p] = CapacityLayout.migMilli(profiles[p]);
         }
+        String[] labelTable = labels.table();
+        int labelWords = CapacityLayout.labelWords(labelTable.length);
+        long[] gpuLabels = new long[gpuTotal * labelWords];
+        for (int i = 0; i < gpuTotal; i++) {
+            for (String label : flat.get(i).labels()) {
+                int bit = labels.id(label);
+                gpuLabels[i * labelWords + bit / 64] |= 1L << (bit % 64);
+            }
+        }
         CapacityLayout layout = new CapacityLayout(nodeIds, gpuStart, deviceIds, models.table(), gpuModel, gpuMemory,
                 nvlinks.table(), gpuNvlink, schedulable, mig, pools.table(), gpuPool, racks.table(), nodeRack,
-                clusters, sites, cpuCap, memCap, rankOrder(n), profiles, profileMilli);
+                clusters, sites, cpuCap, memCap, rankOrder(n), profiles, profileMilli, labelTable, gpuLabels);
         int[] gpuFree = new int[gpuTotal];
         int[][] migFree = profiles.length == 0 ? null : new int[gpuTotal][];
         for (int i = 0; i < gpuTotal; i++) {

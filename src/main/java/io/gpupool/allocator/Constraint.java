@@ -8,6 +8,7 @@ public enum Constraint {
     POOL("no GPU in an allowed pool"),
     HEALTH("no schedulable GPU of the right kind (MIG or not)"),
     MODEL("no GPU of an allowed model"),
+    LABEL("no GPU with the required profile labels"),
     GPU_MEMORY("no GPU with enough memory"),
     GPU_CAPACITY("not enough free GPU capacity"),
     CPU("not enough free CPU"),

@@ -15,6 +15,10 @@ final class MemberSearch {
     private boolean[] modelOk = new boolean[0];
     private boolean[] poolOk = new boolean[0];
     private int migProfile;
+    /** The prepared member's required labels over the layout's (null: none required); {@code labelMissing}: one no GPU has. */
+    private long[] requiredLabels;
+    private long[] requiredLabelBits = new long[0];
+    private boolean labelMissing;
     private Candidate candidate = new Candidate(8);
     private final ScoreMemo memo = new ScoreMemo();
     /** Score of the node chosen by the last successful {@link #find}. */
@@ -108,6 +112,7 @@ final class MemberSearch {
             poolOk[i] = member.pools().isEmpty() || member.pools().contains(l.pools[i]);
         }
         migProfile = member.isMig() ? l.indexOf(l.migProfiles, member.migProfile()) : -1;
+        prepareLabels(l, member);
         System.arraycopy(capacityLevel(view, member), 0, mask, 0, l.words);
         if (member.needsGpu() && !member.allowedModels().isEmpty()) {
             restrict(l.nodesByModel, modelOk, l.models.length);
@@ -118,6 +123,45 @@ final class MemberSearch {
         if (only != null) {
             NodeBits.and(mask, only);
         }
+    }
+
+    /** The required labels as a bit set over the layout's labels; one no GPU carries makes every GPU fail. */
+    private void prepareLabels(CapacityLayout l, PlacementRequest member) {
+        if (member.requiredLabels().isEmpty() || !member.needsGpu()) {
+            requiredLabels = null;
+            return;
+        }
+        if (requiredLabelBits.length != l.labelWords) {
+            requiredLabelBits = new long[l.labelWords];
+        } else {
+            Arrays.fill(requiredLabelBits, 0L);
+        }
+        labelMissing = false;
+        for (String label : member.requiredLabels()) {
+            int bit = l.indexOf(l.labels, label);
+            if (bit < 0) {
+                labelMissing = true;
+            } else {
+                requiredLabelBits[bit / 64] |= 1L << (bit % 64);
+            }
+        }
+        requiredLabels = requiredLabelBits;
+    }
+
+    private boolean labelsOk(CapacityLayout l, int g) {
+        if (requiredLabels == null) {
+            return true;
+        }
+        if (labelMissing) {
+            return false;
+        }
+        int base = g * l.labelWords;
+        for (int w = 0; w < l.labelWords; w++) {
+            if ((l.gpuLabels[base + w] & requiredLabels[w]) != requiredLabels[w]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private long[] capacityLevel(CapacityView view, PlacementRequest member) {
@@ -168,7 +212,7 @@ final class MemberSearch {
     private boolean kindOk(CapacityLayout l, int g, PlacementRequest member, int nvlink) {
         return l.gpuSchedulable[g] && l.gpuMig[g] == member.isMig()
                 && (l.gpuPool[g] < 0 ? member.pools().isEmpty() : poolOk[l.gpuPool[g]])
-                && modelOk[l.gpuModel[g]] && l.gpuMemoryMib[g] >= member.minGpuMemoryMib()
+                && modelOk[l.gpuModel[g]] && labelsOk(l, g) && l.gpuMemoryMib[g] >= member.minGpuMemoryMib()
                 && (nvlink < 0 || l.gpuNvlink[g] == nvlink);
     }
 
@@ -186,7 +230,7 @@ final class MemberSearch {
     Constraint firstFailure(CapacityView view, PlacementRequest member, int node, int nvlink) {
         if (member.needsGpu()) {
             CapacityLayout l = view.layout;
-            int pool = 0, health = 0, model = 0, memory = 0, room = 0;
+            int pool = 0, health = 0, model = 0, label = 0, memory = 0, room = 0;
             for (int g = l.gpuStart[node]; g < l.gpuStart[node + 1]; g++) {
                 if (!(l.gpuPool[g] < 0 ? member.pools().isEmpty() : poolOk[l.gpuPool[g]])) continue;
                 pool++;
@@ -194,6 +238,8 @@ final class MemberSearch {
                 health++;
                 if (!modelOk[l.gpuModel[g]]) continue;
                 model++;
+                if (!labelsOk(l, g)) continue;
+                label++;
                 if (l.gpuMemoryMib[g] < member.minGpuMemoryMib() || (nvlink >= 0 && l.gpuNvlink[g] != nvlink)) continue;
                 memory++;
                 if (hasRoom(view, g, member)) room++;
@@ -201,6 +247,7 @@ final class MemberSearch {
             if (pool == 0) return Constraint.POOL;
             if (health == 0) return Constraint.HEALTH;
             if (model == 0) return Constraint.MODEL;
+            if (label == 0) return Constraint.LABEL;
             if (memory == 0) return Constraint.GPU_MEMORY;
             if (room < member.gpusPerMember()) return Constraint.GPU_CAPACITY;
         }

@@ -52,21 +52,18 @@ public final class NodeSpec {
     /** Marks milli already used on the GPU at {@code index} of this node (e.g. a running fraction). */
     public NodeSpec used(int index, int milli) {
         GpuSpec g = gpus.get(index);
-        gpus.set(index, new GpuSpec(g.deviceId(), g.model(), g.memoryMib(), g.nvlinkDomain(), g.schedulable(),
-                g.pool(), milli, g.migLayout(), g.migUsed()));
+        gpus.set(index, g.with(g.schedulable(), g.pool(), milli));
         return this;
     }
 
     public NodeSpec unhealthy(int index) {
         GpuSpec g = gpus.get(index);
-        gpus.set(index, new GpuSpec(g.deviceId(), g.model(), g.memoryMib(), g.nvlinkDomain(), false, g.pool(),
-                g.usedMilli(), g.migLayout(), g.migUsed()));
+        gpus.set(index, g.with(false, g.pool(), g.usedMilli()));
         return this;
     }
 
     public NodeSpec pool(String poolId) {
-        gpus.replaceAll(g -> new GpuSpec(g.deviceId(), g.model(), g.memoryMib(), g.nvlinkDomain(), g.schedulable(),
-                poolId, g.usedMilli(), g.migLayout(), g.migUsed()));
+        gpus.replaceAll(g -> g.with(g.schedulable(), poolId, g.usedMilli()));
         return this;
     }
 

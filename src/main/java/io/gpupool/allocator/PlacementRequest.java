@@ -7,14 +7,23 @@ import java.util.Set;
  * member asks for {@code gpusPerMember} GPUs of {@code milliPerGpu} each (a fraction below 1000
  * lives on one GPU and may share it), or one MIG partition of {@code migProfile}. CPU and memory
  * are per member. Empty model/pool sets mean "no restriction". Policy fills {@code pools}; the
- * allocator never widens it.
+ * allocator never widens it. Every GPU must carry all {@code requiredLabels} (profile labels).
  */
 public record PlacementRequest(String id, int gangSize, int gpusPerMember, int milliPerGpu, String migProfile,
                                Set<String> allowedModels, Set<String> excludedModels, long minGpuMemoryMib,
-                               long cpuMilli, long memoryMib, Topology topology, Set<String> pools) {
+                               long cpuMilli, long memoryMib, Topology topology, Set<String> pools,
+                               Set<String> requiredLabels) {
     public static final int WHOLE = 1000;
 
+    public PlacementRequest(String id, int gangSize, int gpusPerMember, int milliPerGpu, String migProfile,
+                            Set<String> allowedModels, Set<String> excludedModels, long minGpuMemoryMib,
+                            long cpuMilli, long memoryMib, Topology topology, Set<String> pools) {
+        this(id, gangSize, gpusPerMember, milliPerGpu, migProfile, allowedModels, excludedModels, minGpuMemoryMib,
+                cpuMilli, memoryMib, topology, pools, Set.of());
+    }
+
     public PlacementRequest {
+        requiredLabels = requiredLabels == null ? Set.of() : Set.copyOf(requiredLabels);
         allowedModels = allowedModels == null ? Set.of() : Set.copyOf(allowedModels);
         excludedModels = excludedModels == null ? Set.of() : Set.copyOf(excludedModels);
         pools = pools == null ? Set.of() : Set.copyOf(pools);
@@ -62,11 +71,11 @@ public record PlacementRequest(String id, int gangSize, int gpusPerMember, int m
     /** The same request for a single member (gang members are placed one by one). */
     public PlacementRequest singleMember() {
         return gangSize == 1 ? this : new PlacementRequest(id, 1, gpusPerMember, milliPerGpu, migProfile,
-                allowedModels, excludedModels, minGpuMemoryMib, cpuMilli, memoryMib, topology, pools);
+                allowedModels, excludedModels, minGpuMemoryMib, cpuMilli, memoryMib, topology, pools, requiredLabels);
     }
 
     public PlacementRequest withGangSize(int value) {
         return new PlacementRequest(id, value, gpusPerMember, milliPerGpu, migProfile, allowedModels,
-                excludedModels, minGpuMemoryMib, cpuMilli, memoryMib, topology, pools);
+                excludedModels, minGpuMemoryMib, cpuMilli, memoryMib, topology, pools, requiredLabels);
     }
 }

@@ -18,6 +18,7 @@ public final class PlacementRequestBuilder {
     private long memoryMib;
     private Topology topology = Topology.NONE;
     private final Set<String> pools = new LinkedHashSet<>();
+    private final Set<String> requiredLabels = new LinkedHashSet<>();
 
     PlacementRequestBuilder() {
     }
@@ -40,9 +41,10 @@ public final class PlacementRequestBuilder {
     public PlacementRequestBuilder memoryMib(long value) { memoryMib = value; return this; }
     public PlacementRequestBuilder topology(Topology value) { topology = value; return this; }
     public PlacementRequestBuilder pools(String... ids) { pools.addAll(List.of(ids)); return this; }
+    public PlacementRequestBuilder requires(String... labels) { requiredLabels.addAll(List.of(labels)); return this; }
 
     public PlacementRequest build() {
         return new PlacementRequest(id, gangSize, gpus, milli, migProfile, allowed, excluded, minGpuMemoryMib,
-                cpuMilli, memoryMib, topology, pools);
+                cpuMilli, memoryMib, topology, pools, requiredLabels);
     }
 }

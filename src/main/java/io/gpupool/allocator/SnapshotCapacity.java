@@ -50,7 +50,8 @@ public final class SnapshotCapacity {
                 boolean mig = d.shareMode() == ShareMode.MIG;
                 spec.gpu(new GpuSpec(d.id(), d.model(), d.memoryMib(), d.nvlinkDomain(), d.health().schedulable(),
                         d.poolId(), mig ? 0 : snapshot.usedMilli(d.id()), mig ? d.migLayout() : List.of(),
-                        migUsed.getOrDefault(d.id(), List.of())));
+                        migUsed.getOrDefault(d.id(), List.of()),
+                        snapshot.profile(d.id()).map(p -> p.labels().keySet()).orElse(java.util.Set.of())));
             }
         }
         return builder.build();

@@ -21,7 +21,7 @@ final class UsableGpus {
     private static final BitSet EVERY = new BitSet(0);
 
     private record Shape(Set<String> pools, boolean mig, Set<String> allowedModels, Set<String> excludedModels,
-                         long minGpuMemoryMib) {
+                         long minGpuMemoryMib, Set<String> requiredLabels) {
     }
 
     private CapacityLayout layout;
@@ -34,7 +34,7 @@ final class UsableGpus {
             this.layout = layout;
         }
         Shape shape = new Shape(member.pools(), member.isMig(), member.allowedModels(), member.excludedModels(),
-                member.minGpuMemoryMib());
+                member.minGpuMemoryMib(), member.requiredLabels());
         BitSet usable = byShape.get(shape);
         if (usable == null) {
             usable = compute.get();

@@ -5,6 +5,9 @@ import io.gpupool.auth.Role;
 import io.gpupool.domain.inventory.Cluster;
 import io.gpupool.domain.inventory.Device;
 import io.gpupool.inventory.DeviceFilter;
+import io.gpupool.inventory.NodeView;
+import io.gpupool.catalog.CardCatalog;
+import io.gpupool.domain.tenancy.PoolTier;
 import io.gpupool.domain.inventory.DeviceHealth;
 import io.gpupool.inventory.DeviceView;
 import io.gpupool.domain.inventory.Heartbeat;
@@ -53,22 +56,27 @@ public class InventoryController {
 
     @Get("/nodes")
     @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
-    public Page<Node> nodes(@Nullable @QueryValue String cluster, @Nullable @QueryValue String site,
-                            @Nullable @QueryValue String label,
-                            @QueryValue(defaultValue = "0") int page, @QueryValue(defaultValue = "100") int size) {
+    public Page<NodeView> nodes(@Nullable @QueryValue String cluster, @Nullable @QueryValue String site,
+                                @Nullable @QueryValue String label, @Nullable @QueryValue PoolTier tier,
+                                @QueryValue(defaultValue = "0") int page, @QueryValue(defaultValue = "100") int size) {
         LabelSelector selector = LabelSelector.parse(label);
-        List<Node> matches = workingSet.current().nodes().values().stream()
+        PoolSnapshot snapshot = workingSet.current();
+        List<NodeView> matches = snapshot.nodes().values().stream()
                 .filter(n -> cluster == null || cluster.equals(n.clusterId()))
                 .filter(n -> site == null || site.equals(n.siteId()))
-                .filter(n -> selector == null || selector.matches(n.labels()))
-                .sorted(Comparator.comparing(Node::id)).toList();
+                .sorted(Comparator.comparing(Node::id))
+                .map(n -> NodeView.of(snapshot, n))
+                .filter(v -> v.matches(selector))
+                .filter(v -> tier == null || v.tiers().containsKey(tier))
+                .toList();
         return Page.of(matches, page, size);
     }
 
     @Get("/nodes/{id}")
     @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
-    public Node node(@PathVariable String id) {
-        return workingSet.current().node(id).orElseThrow(() -> ProblemException.notFound("node", id));
+    public NodeView node(@PathVariable String id) {
+        PoolSnapshot snapshot = workingSet.current();
+        return NodeView.of(snapshot, snapshot.node(id).orElseThrow(() -> ProblemException.notFound("node", id)));
     }
 
     @Get("/devices")
@@ -76,13 +84,22 @@ public class InventoryController {
     public Page<DeviceView> devices(@Nullable @QueryValue String model, @Nullable @QueryValue String node,
                                     @Nullable @QueryValue String cluster, @Nullable @QueryValue String site,
                                     @Nullable @QueryValue String pool, @Nullable @QueryValue DeviceHealth health,
-                                    @Nullable @QueryValue String label,
+                                    @Nullable @QueryValue String label, @Nullable @QueryValue PoolTier tier,
+                                    @Nullable @QueryValue String catalog, @Nullable @QueryValue Boolean poolMismatch,
                                     @QueryValue(defaultValue = "0") int page, @QueryValue(defaultValue = "100") int size) {
         PoolSnapshot snapshot = workingSet.current();
-        DeviceFilter filter = new DeviceFilter(model, node, cluster, site, pool, health, LabelSelector.parse(label));
-        List<DeviceView> matches = snapshot.devices().values().stream().filter(filter::matches)
-                .sorted(Comparator.comparing(Device::id)).map(d -> view(snapshot, d)).toList();
+        DeviceFilter filter = new DeviceFilter(model, node, cluster, site, pool, health, LabelSelector.parse(label),
+                tier, DeviceFilter.parseCatalog(catalog), poolMismatch);
+        List<DeviceView> matches = snapshot.devices().values().stream()
+                .sorted(Comparator.comparing(Device::id)).map(d -> view(snapshot, d)).filter(filter::matches).toList();
         return Page.of(matches, page, size);
+    }
+
+    /** The card-model catalog devices are resolved with: the shipped families plus the admins' file. */
+    @Get("/catalog")
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    public List<CardCatalog.Family> catalog() {
+        return CardCatalog.active().families();
     }
 
     @Get("/devices/{id}")
@@ -99,6 +116,6 @@ public class InventoryController {
     }
 
     private static DeviceView view(PoolSnapshot snapshot, Device d) {
-        return new DeviceView(d, snapshot.usedMilli(d.id()), snapshot.freeMilli(d.id()));
+        return DeviceView.of(snapshot, d);
     }
 }

@@ -31,31 +31,106 @@ public final class CardCatalog {
     private static final Pattern WORD = Pattern.compile("[A-Z0-9]+");
     private static final Pattern MEMORY = Pattern.compile("(\\d{1,5})(G|GB|GIB)?");
     private static final CardCatalog STANDARD = load("/catalog/gpu-models.yaml");
+    private static volatile CardCatalog active = STANDARD;
 
     private final Map<String, Family> families;
     private final Map<String, CardModel> resolved = new ConcurrentHashMap<>();
 
-    /** One catalog entry: a family and what its cards have unless their name says otherwise. */
+    /**
+     * One catalog entry: a family and what its cards have unless their name says otherwise.
+     * {@code aliases} are further words that name the family in what a source reports (a board
+     * code such as {@code PG506} for an A100, say); usually none.
+     */
     public record Family(String family, String vendor, String architecture, int memoryGib, String variant,
-                         boolean mig, int nvlinkGeneration) {
+                         boolean mig, int nvlinkGeneration, List<String> aliases) {
+        public Family {
+            aliases = aliases == null ? List.of() : List.copyOf(aliases);
+        }
     }
 
     private record File(List<Family> families) {
     }
 
+    private final List<Family> entries;
+
     CardCatalog(List<Family> entries) {
         Map<String, Family> byName = new HashMap<>();
         for (Family f : entries) {
-            if (f.family() == null || byName.put(f.family().toUpperCase(Locale.ROOT), f) != null) {
-                throw new IllegalArgumentException("catalog: a family must be named once, was " + f.family());
+            if (f.family() == null || f.family().isBlank() || !WORD.matcher(f.family().toUpperCase(Locale.ROOT)).matches()) {
+                throw new IllegalArgumentException("catalog: a family is one word of letters and digits, was '"
+                        + f.family() + "'");
+            }
+            if (byName.put(f.family().toUpperCase(Locale.ROOT), f) != null) {
+                throw new IllegalArgumentException("catalog: family " + f.family() + " is named twice");
+            }
+        }
+        for (Family f : entries) {
+            for (String alias : f.aliases()) {
+                String word = alias == null ? "" : alias.toUpperCase(Locale.ROOT);
+                if (!WORD.matcher(word).matches()) {
+                    throw new IllegalArgumentException("catalog: alias '" + alias + "' of " + f.family()
+                            + " is not one word of letters and digits");
+                }
+                Family other = byName.putIfAbsent(word, f);
+                if (other != null && other != f) {
+                    throw new IllegalArgumentException("catalog: alias " + alias + " of " + f.family()
+                            + " already names " + other.family());
+                }
             }
         }
         this.families = Map.copyOf(byName);
+        this.entries = List.copyOf(entries);
     }
 
     /** The catalog shipped with gpupool. */
     public static CardCatalog standard() {
         return STANDARD;
+    }
+
+    /**
+     * The catalog in use: the shipped one, or the shipped one extended by the admins' file
+     * ({@code gpupool.catalog.file}), installed once at startup.
+     */
+    public static CardCatalog active() {
+        return active;
+    }
+
+    /** Installs the catalog devices are resolved with from now on (startup, and tests). */
+    public static void use(CardCatalog catalog) {
+        active = java.util.Objects.requireNonNull(catalog);
+    }
+
+    /** Every family, in the catalog's order (the shipped entries first, then those a file added). */
+    public List<Family> families() {
+        return entries;
+    }
+
+    /**
+     * This catalog with {@code extra}'s families: one with the name of an existing family replaces
+     * it (its aliases too), the others are added.
+     */
+    public CardCatalog extendedWith(List<Family> extra) {
+        Map<String, Family> merged = new java.util.LinkedHashMap<>();
+        for (Family f : entries) {
+            merged.put(f.family().toUpperCase(Locale.ROOT), f);
+        }
+        for (Family f : extra) {
+            merged.put(f.family() == null ? "" : f.family().toUpperCase(Locale.ROOT), f);
+        }
+        return new CardCatalog(List.copyOf(merged.values()));
+    }
+
+    /** Reads a catalog file's families ({@code families:} as in the shipped file). */
+    public static List<Family> read(java.nio.file.Path file) {
+        try (InputStream in = java.nio.file.Files.newInputStream(file)) {
+            File parsed = new ObjectMapper(new YAMLFactory()).readValue(in, File.class);
+            if (parsed == null || parsed.families() == null) {
+                throw new IllegalArgumentException("catalog file " + file + " has no 'families:' list");
+            }
+            return parsed.families();
+        } catch (IOException e) {
+            throw new IllegalArgumentException("catalog file " + file + " cannot be read: " + e.getMessage(), e);
+        }
     }
 
     static CardCatalog load(String resource) {

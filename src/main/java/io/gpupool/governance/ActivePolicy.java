@@ -1,6 +1,8 @@
 package io.gpupool.governance;
 
 import io.gpupool.policy.engine.CompiledPolicy;
+import io.micronaut.context.event.ApplicationEventPublisher;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 
 import java.time.Duration;
@@ -20,6 +22,16 @@ public class ActivePolicy {
     private final AtomicReference<Active> current = new AtomicReference<>();
     private final CountDownLatch loaded = new CountDownLatch(1);
     private volatile String loadFailure;
+    private final ApplicationEventPublisher<PolicyActivated> activated;
+
+    @Inject
+    public ActivePolicy(ApplicationEventPublisher<PolicyActivated> activated) {
+        this.activated = activated;
+    }
+
+    public ActivePolicy() {
+        this(ApplicationEventPublisher.noOp());
+    }
 
     public record Active(long version, CompiledPolicy policy) {
     }
@@ -47,14 +59,20 @@ public class ActivePolicy {
     }
 
     void swap(long version, CompiledPolicy policy) {
-        current.set(new Active(version, policy));
+        Active now = new Active(version, policy);
+        current.set(now);
         loaded.countDown();
+        activated.publishEvent(new PolicyActivated(now));
     }
 
     /** The startup load; an activation that already happened wins over it. */
     void initial(long version, CompiledPolicy policy) {
-        current.compareAndSet(null, new Active(version, policy));
+        Active loadedNow = new Active(version, policy);
+        boolean first = current.compareAndSet(null, loadedNow);
         loaded.countDown();
+        if (first) {
+            activated.publishEvent(new PolicyActivated(loadedNow));
+        }
     }
 
     void failed(String why) {

@@ -82,7 +82,7 @@ public class AllocationService {
             Instant now = clock.instant();
             GpuRequest request = new GpuRequest(UUID.randomUUID().toString(), in.tenant(), key, in.kind(), in.gpus(),
                     in.milliOrWhole(), in.migProfile(), in.models(), in.minGpuMemoryMib() == null ? 0 : in.minGpuMemoryMib(),
-                    in.gangOrOne(), in.topology() == null ? "ANY" : in.topology().name(),
+                    in.requiresOrNone(), in.gangOrOne(), in.topology() == null ? "ANY" : in.topology().name(),
                     Boolean.TRUE.equals(in.topologyRequired()), in.pool(), in.priorityClass(),
                     !Boolean.FALSE.equals(in.preemptible()), in.ttlSeconds() == null ? 0 : in.ttlSeconds(),
                     RequestState.QUEUED, 0, null, null, now, now);

@@ -9,12 +9,16 @@ import java.util.List;
 /**
  * The body of {@code POST /api/v1/requests}. {@code gpus} counts GPUs over the whole gang;
  * {@code milliPerGpu} (1..1000, default 1000) asks for a fraction of one GPU; {@code gangSize}
- * members are placed all-or-nothing; {@code topology} is ANY, NODE, NVLINK_DOMAIN or RACK.
+ * members are placed all-or-nothing; {@code topology} is ANY, NODE, NVLINK_DOMAIN or RACK;
+ * {@code requires} lists profile labels every GPU it gets must carry (training-fit, nvlink, …).
  */
 public record NewRequest(String tenant, WorkloadKind kind, Integer gpus, Integer milliPerGpu, String migProfile,
                          List<String> models, Long minGpuMemoryMib, Integer gangSize, TopologyScope topology,
                          Boolean topologyRequired, String pool, String priorityClass, Boolean preemptible,
-                         Long ttlSeconds) {
+                         Long ttlSeconds, List<String> requires) {
+
+    static final int MAX_REQUIRED_LABELS = 16;
+    private static final java.util.regex.Pattern LABEL = java.util.regex.Pattern.compile("[a-z0-9]([a-z0-9.-]{0,61}[a-z0-9])?");
 
     public static final long MAX_TTL_SECONDS = 90L * 24 * 3600;
 
@@ -43,10 +47,27 @@ public record NewRequest(String tenant, WorkloadKind kind, Integer gpus, Integer
             check.error("migProfile: give either a MIG profile or milliPerGpu, not both");
         }
         check.nonNegative("minGpuMemoryMib", minGpuMemoryMib);
+        if (requires != null) {
+            if (requires.size() > MAX_REQUIRED_LABELS) {
+                check.error("requires: at most " + MAX_REQUIRED_LABELS + " labels, got " + requires.size());
+            } else {
+                for (int i = 0; i < requires.size(); i++) {
+                    String label = requires.get(i);
+                    if (label == null || !LABEL.matcher(label).matches()) {
+                        check.error("requires[" + i + "]: a profile label is 1-63 lower-case letters, digits, '.' or '-'"
+                                + " (as in training-fit or nvlink)");
+                    }
+                }
+            }
+        }
         if (ttlSeconds != null && (ttlSeconds < 0 || ttlSeconds > MAX_TTL_SECONDS)) {
             check.error("ttlSeconds: must be between 0 (none) and " + MAX_TTL_SECONDS + ", was " + ttlSeconds);
         }
         check.throwIfAny("The request is invalid");
+    }
+
+    List<String> requiresOrNone() {
+        return requires == null ? List.of() : requires.stream().distinct().sorted().toList();
     }
 
     int gangOrOne() {

@@ -2,6 +2,7 @@ package io.gpupool.snapshot;
 
 import io.gpupool.domain.inventory.Cluster;
 import io.gpupool.domain.inventory.Device;
+import io.gpupool.domain.inventory.DeviceProfile;
 import io.gpupool.domain.inventory.Node;
 import io.gpupool.domain.inventory.Site;
 import io.gpupool.domain.lease.DeviceShare;
@@ -47,6 +48,7 @@ public final class PoolSnapshot {
     private final Map<String, Cluster> clusters;
     private final Map<String, Node> nodes;
     private final Map<String, Device> devices;
+    private final Map<String, DeviceProfile> profiles;
     private final Map<String, Tenant> tenants;
     private final Map<String, Pool> pools;
     private final Map<String, Quota> quotas;
@@ -60,7 +62,7 @@ public final class PoolSnapshot {
     /** Maps must be read-only; {@code devicesByNode} null means "index {@code devices} now". */
     PoolSnapshot(long version, Instant takenAt, SnapshotDelta delta, Map<String, Site> sites,
                  Map<String, Cluster> clusters, Map<String, Node> nodes, Map<String, Device> devices,
-                 Map<String, Tenant> tenants, Map<String, Pool> pools, Map<String, Quota> quotas,
+                 Map<String, DeviceProfile> profiles, Map<String, Tenant> tenants, Map<String, Pool> pools, Map<String, Quota> quotas,
                  PMap<String, Lease> leases, PMap<String, GpuRequest> queued,
                  Map<String, List<Device>> devicesByNode, PMap<String, Integer> usedMilliByDevice,
                  PMap<String, Integer> promisedMilliByDevice, PMap<String, Lease> underNotice) {
@@ -71,6 +73,7 @@ public final class PoolSnapshot {
         this.clusters = clusters;
         this.nodes = nodes;
         this.devices = devices;
+        this.profiles = profiles;
         this.tenants = tenants;
         this.pools = pools;
         this.quotas = quotas;
@@ -110,6 +113,8 @@ public final class PoolSnapshot {
     public Map<String, Cluster> clusters() { return clusters; }
     public Map<String, Node> nodes() { return nodes; }
     public Map<String, Device> devices() { return devices; }
+    /** The stored profile of each device the active policy has classified (see {@link DeviceProfile}). */
+    public Map<String, DeviceProfile> profiles() { return profiles; }
     public Map<String, Tenant> tenants() { return tenants; }
     public Map<String, Pool> pools() { return pools; }
     public Map<String, Quota> quotas() { return quotas; }
@@ -142,6 +147,7 @@ public final class PoolSnapshot {
     PMap<String, Lease> underNoticeMap() { return underNotice; }
 
     public Optional<Device> device(String id) { return Optional.ofNullable(devices.get(id)); }
+    public Optional<DeviceProfile> profile(String deviceId) { return Optional.ofNullable(profiles.get(deviceId)); }
     public Optional<Node> node(String id) { return Optional.ofNullable(nodes.get(id)); }
     public Optional<Tenant> tenant(String id) { return Optional.ofNullable(tenants.get(id)); }
     public Optional<Pool> pool(String id) { return Optional.ofNullable(pools.get(id)); }

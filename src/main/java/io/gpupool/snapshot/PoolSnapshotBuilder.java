@@ -2,6 +2,7 @@ package io.gpupool.snapshot;
 
 import io.gpupool.domain.inventory.Cluster;
 import io.gpupool.domain.inventory.Device;
+import io.gpupool.domain.inventory.DeviceProfile;
 import io.gpupool.domain.inventory.Node;
 import io.gpupool.domain.inventory.Site;
 import io.gpupool.domain.lease.DeviceShare;
@@ -35,6 +36,7 @@ public final class PoolSnapshotBuilder {
     private final CopyOnWriteMap<String, Cluster> clusters;
     private final CopyOnWriteMap<String, Node> nodes;
     private final CopyOnWriteMap<String, Device> devices;
+    private final CopyOnWriteMap<String, DeviceProfile> profiles;
     private final CopyOnWriteMap<String, Tenant> tenants;
     private final CopyOnWriteMap<String, Pool> pools;
     private final CopyOnWriteMap<String, Quota> quotas;
@@ -49,6 +51,7 @@ public final class PoolSnapshotBuilder {
         clusters = new CopyOnWriteMap<>();
         nodes = new CopyOnWriteMap<>();
         devices = new CopyOnWriteMap<>();
+        profiles = new CopyOnWriteMap<>();
         tenants = new CopyOnWriteMap<>();
         pools = new CopyOnWriteMap<>();
         quotas = new CopyOnWriteMap<>();
@@ -64,6 +67,7 @@ public final class PoolSnapshotBuilder {
         clusters = new CopyOnWriteMap<>(from.clusters());
         nodes = new CopyOnWriteMap<>(from.nodes());
         devices = new CopyOnWriteMap<>(from.devices());
+        profiles = new CopyOnWriteMap<>(from.profiles());
         tenants = new CopyOnWriteMap<>(from.tenants());
         pools = new CopyOnWriteMap<>(from.pools());
         quotas = new CopyOnWriteMap<>(from.quotas());
@@ -78,6 +82,7 @@ public final class PoolSnapshotBuilder {
     public PoolSnapshotBuilder cluster(Cluster c) { changed = true; clusters.put(c.id(), c); return this; }
     public PoolSnapshotBuilder node(Node n) { changed = true; nodes.put(n.id(), n); return this; }
     public PoolSnapshotBuilder device(Device d) { changed = true; devices.put(d.id(), d); return this; }
+    public PoolSnapshotBuilder profile(DeviceProfile p) { changed = true; profiles.put(p.deviceId(), p); return this; }
     public PoolSnapshotBuilder tenant(Tenant t) { changed = true; tenants.put(t.id(), t); return this; }
     public PoolSnapshotBuilder pool(Pool p) { changed = true; pools.put(p.id(), p); return this; }
     public PoolSnapshotBuilder quota(Quota q) { changed = true; quotas.put(q.key(), q); return this; }
@@ -108,6 +113,7 @@ public final class PoolSnapshotBuilder {
     public PoolSnapshotBuilder clusters(Collection<Cluster> all) { all.forEach(this::cluster); return this; }
     public PoolSnapshotBuilder nodes(Collection<Node> all) { all.forEach(this::node); return this; }
     public PoolSnapshotBuilder devices(Collection<Device> all) { all.forEach(this::device); return this; }
+    public PoolSnapshotBuilder profiles(Collection<DeviceProfile> all) { all.forEach(this::profile); return this; }
     public PoolSnapshotBuilder tenants(Collection<Tenant> all) { all.forEach(this::tenant); return this; }
     public PoolSnapshotBuilder pools(Collection<Pool> all) { all.forEach(this::pool); return this; }
     public PoolSnapshotBuilder quotas(Collection<Quota> all) { all.forEach(this::quota); return this; }
@@ -117,7 +123,7 @@ public final class PoolSnapshotBuilder {
         SnapshotDelta delta = delta();
         boolean sameDevices = base != null && !devices.modified();
         return new PoolSnapshot(version, takenAt, delta, sites.freeze(), clusters.freeze(), nodes.freeze(),
-                devices.freeze(), tenants.freeze(), pools.freeze(), quotas.freeze(), leases, queued,
+                devices.freeze(), profiles.freeze(), tenants.freeze(), pools.freeze(), quotas.freeze(), leases, queued,
                 sameDevices ? base.devicesByNode() : null, usage(delta, false), usage(delta, true), underNotice(delta));
     }
 
@@ -138,7 +144,9 @@ public final class PoolSnapshotBuilder {
                 }
             }
         });
-        boolean inventory = sites.modified() || clusters.modified() || nodes.modified() || devices.modified();
+        boolean inventory = sites.modified() || clusters.modified() || nodes.modified() || devices.modified()
+                // A profile change changes what placement may use (required labels): the layout is rebuilt.
+                || profiles.modified();
         boolean tenancy = tenants.modified() || pools.modified() || quotas.modified();
         return new SnapshotDelta(base.identity(), removed, added, inventory, tenancy, base.delta());
     }

@@ -81,7 +81,7 @@ public final class SnapshotDelta {
     public long parentId() { return parentId; }
     public List<Lease> leasesRemoved() { return leasesRemoved; }
     public List<Lease> leasesAdded() { return leasesAdded; }
-    /** Sites, clusters, nodes or devices changed. */
+    /** Sites, clusters, nodes, devices or device profiles changed. */
     public boolean inventoryChanged() { return inventoryChanged; }
     /** Tenants, pools or quotas changed. */
     public boolean tenancyChanged() { return tenancyChanged; }

@@ -7,6 +7,7 @@ import io.gpupool.store.row.RuleNamesCodec;
 import io.gpupool.domain.decision.LoggedDecision;
 import io.gpupool.domain.inventory.Cluster;
 import io.gpupool.domain.inventory.Device;
+import io.gpupool.domain.inventory.DeviceProfile;
 import io.gpupool.domain.inventory.Node;
 import io.gpupool.domain.inventory.Site;
 import io.gpupool.domain.lease.Lease;
@@ -83,6 +84,13 @@ public final class Changes {
     public Changes put(Device d) {
         add(Kind.DEVICE, d, "device:" + d.id(), before.devices().containsKey(d.id()));
         next.device(d);
+        return this;
+    }
+
+    /** A device's derived profile (the device must exist: in the snapshot or put by this write). */
+    public Changes put(DeviceProfile p) {
+        add(Kind.PROFILE, p, "profile:" + p.deviceId(), before.profiles().containsKey(p.deviceId()));
+        next.profile(p);
         return this;
     }
 

@@ -1,6 +1,7 @@
 package io.gpupool.store;
 
 import io.gpupool.domain.inventory.Device;
+import io.gpupool.domain.inventory.DeviceProfile;
 import io.gpupool.domain.lease.Lease;
 import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.snapshot.PoolSnapshot;
@@ -18,15 +19,17 @@ import java.util.List;
  * @param leases   leases inserted or updated, their new values, in order
  * @param requests requests inserted or updated, their new values, in order
  * @param devices  devices inserted or updated, their new values
+ * @param profiles device profiles derived anew, their new values
  * @param tenancy  whether pools, tenants or quotas changed
  */
 public record Committed(PoolSnapshot before, PoolSnapshot after, List<Lease> leases, List<GpuRequest> requests,
-                        List<Device> devices, boolean tenancy) {
+                        List<Device> devices, List<DeviceProfile> profiles, boolean tenancy) {
 
     static Committed of(PoolSnapshot before, PoolSnapshot after, List<RowBuffer> rows) {
         List<Lease> leases = new ArrayList<>();
         List<GpuRequest> requests = new ArrayList<>();
         List<Device> devices = new ArrayList<>();
+        List<DeviceProfile> profiles = new ArrayList<>();
         boolean tenancy = false;
         for (RowBuffer buffer : rows) {
             for (RowBuffer.Op op : buffer.ops()) {
@@ -34,15 +37,16 @@ public record Committed(PoolSnapshot before, PoolSnapshot after, List<Lease> lea
                     case LEASE_INSERT, LEASE_UPDATE -> leases.add((Lease) op.row());
                     case REQUEST_INSERT, REQUEST_UPDATE -> requests.add((GpuRequest) op.row());
                     case DEVICE -> devices.add((Device) op.row());
+                    case PROFILE -> profiles.add((DeviceProfile) op.row());
                     case POOL, TENANT, QUOTA, QUOTA_DELETE -> tenancy = true;
                     default -> { }
                 }
             }
         }
-        return new Committed(before, after, leases, requests, devices, tenancy);
+        return new Committed(before, after, leases, requests, devices, profiles, tenancy);
     }
 
     public boolean isEmpty() {
-        return leases.isEmpty() && requests.isEmpty() && devices.isEmpty() && !tenancy;
+        return leases.isEmpty() && requests.isEmpty() && devices.isEmpty() && profiles.isEmpty() && !tenancy;
     }
 }

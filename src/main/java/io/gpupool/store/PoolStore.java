@@ -3,6 +3,8 @@ package io.gpupool.store;
 import io.gpupool.store.row.TenantRepository;
 import io.gpupool.store.row.SiteRepository;
 import io.gpupool.store.row.QuotaRepository;
+import io.gpupool.store.row.DeviceProfileRepository;
+import io.gpupool.store.row.DeviceProfileRow;
 import io.gpupool.store.row.PoolRepository;
 import io.gpupool.store.row.NodeRepository;
 import io.gpupool.store.row.LeaseShareRepository;
@@ -33,6 +35,7 @@ import io.gpupool.domain.lease.Lease;
 import io.gpupool.domain.lease.LeaseState;
 import io.gpupool.domain.tenancy.Pool;
 import io.gpupool.domain.tenancy.Quota;
+import io.gpupool.domain.inventory.DeviceProfile;
 import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.domain.request.RequestState;
 import io.gpupool.snapshot.PoolSnapshot;
@@ -63,6 +66,7 @@ public class PoolStore {
     private final ClusterRepository clusters;
     private final NodeRepository nodes;
     private final DeviceRepository devices;
+    private final DeviceProfileRepository profiles;
     private final PoolRepository pools;
     private final TenantRepository tenants;
     private final QuotaRepository quotas;
@@ -73,12 +77,13 @@ public class PoolStore {
 
     @Inject
     PoolStore(SiteRepository sites, ClusterRepository clusters, NodeRepository nodes, DeviceRepository devices,
-              PoolRepository pools, TenantRepository tenants, QuotaRepository quotas, LeaseRepository leases,
+              DeviceProfileRepository profiles, PoolRepository pools, TenantRepository tenants, QuotaRepository quotas, LeaseRepository leases,
               LeaseShareRepository shares, GpuRequestRepository requests, FleetImportRepository imports) {
         this.sites = sites;
         this.clusters = clusters;
         this.nodes = nodes;
         this.devices = devices;
+        this.profiles = profiles;
         this.pools = pools;
         this.tenants = tenants;
         this.quotas = quotas;
@@ -110,6 +115,7 @@ public class PoolStore {
                     case CLUSTER -> upsert(clusters, ClusterRow.of((Cluster) op.row()), op.exists());
                     case NODE -> upsert(nodes, NodeRow.of((Node) op.row()), op.exists());
                     case DEVICE -> upsert(devices, DeviceRow.of((Device) op.row()), op.exists());
+                    case PROFILE -> upsert(profiles, DeviceProfileRow.of((DeviceProfile) op.row()), op.exists());
                     case POOL -> upsert(pools, PoolRow.of((Pool) op.row()), op.exists());
                     case TENANT -> upsert(tenants, TenantRow.of((Tenant) op.row()), op.exists());
                     case QUOTA -> upsert(quotas, QuotaRow.of((Quota) op.row()), op.exists());
@@ -156,6 +162,7 @@ public class PoolStore {
         nodes.findAll().forEach(r -> b.node(r.toNode()));
         pools.findAll().forEach(r -> b.pool(r.toPool()));
         devices.findAll().forEach(r -> b.device(r.toDevice()));
+        profiles.findAll().forEach(r -> b.profile(r.toProfile()));
         tenants.findAll().forEach(r -> b.tenant(r.toTenant()));
         quotas.findAll().forEach(r -> b.quota(r.toQuota()));
         Map<String, List<DeviceShare>> sharesByLease = new HashMap<>();

@@ -18,7 +18,7 @@ import java.util.function.Predicate;
 final class RowBuffer {
     /** What a row does: the model's records are upserts (by {@code exists}), the rest inserts or updates. */
     enum Kind {
-        SITE, CLUSTER, NODE, DEVICE, POOL, TENANT, QUOTA, QUOTA_DELETE, FLEET_IMPORT,
+        SITE, CLUSTER, NODE, DEVICE, PROFILE, POOL, TENANT, QUOTA, QUOTA_DELETE, FLEET_IMPORT,
         REQUEST_INSERT, REQUEST_UPDATE, LEASE_INSERT, LEASE_UPDATE, DECISION, USAGE
     }
 

@@ -95,6 +95,7 @@ class PackageRulesTest {
                 .layer("tenancy").definedBy("io.gpupool.tenant..", "io.gpupool.pool..", "io.gpupool.quota..")
                 .layer("lease").definedBy("io.gpupool.lease..")
                 .layer("fleet").definedBy("io.gpupool.fleet..")
+                .layer("profile").definedBy("io.gpupool.profile..")
                 .layer("request").definedBy("io.gpupool.request..")
                 .layer("replay").definedBy("io.gpupool.replay..")
                 .layer("api").definedBy("io.gpupool.api..")
@@ -110,15 +111,16 @@ class PackageRulesTest {
                 .whereLayer("audit").mayOnlyAccessLayers("domain", "store")
                 .whereLayer("auth").mayOnlyAccessLayers("domain", "problem", "snapshot", "store")
                 .whereLayer("governance").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "policy")
-                .whereLayer("inventory").mayOnlyAccessLayers("domain", "problem", "snapshot", "store")
+                .whereLayer("inventory").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store")
                 .whereLayer("tenancy").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
                 .whereLayer("lease").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
                 .whereLayer("fleet").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "tenancy")
+                .whereLayer("profile").mayOnlyAccessLayers("domain", "snapshot", "store", "policy", "governance")
                 .whereLayer("request").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "policy",
                         "allocator", "audit", "auth", "governance", "lease")
                 .whereLayer("replay").mayOnlyAccessLayers("domain", "snapshot", "allocator")
                 .whereLayer("api").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "policy", "audit",
-                        "auth", "governance", "inventory", "tenancy", "lease", "fleet", "request")
+                        "auth", "governance", "inventory", "tenancy", "lease", "fleet", "profile", "request")
                 .whereLayer("application").mayOnlyAccessLayers("replay")
                 .whereLayer("api").mayNotBeAccessedByAnyLayer();
     }

@@ -65,7 +65,7 @@ class RestartKeepsDataTest {
         String lease;
         try (ApplicationContext ctx = ApplicationContext.run(TestDatabase.restartable(dir, true), "test")) {
             Outcome placed = ctx.getBean(AllocationService.class).submit(new NewRequest("vision", WorkloadKind.DEV, 1, null,
-                    null, null, null, null, null, null, null, null, null, null), null, admin);
+                    null, null, null, null, null, null, null, null, null, null, null), null, admin);
             lease = placed.lease().id();
             String device = placed.lease().shares().get(0).deviceId();
             LeaseService leases = ctx.getBean(LeaseService.class);

@@ -215,13 +215,13 @@ class SnapshotAgreesWithRowsTest {
             String priority = random.nextInt(4) == 0 ? "best-effort" : null;
             Long ttl = random.nextInt(3) == 0 ? 600L : null;
             return new NewRequest(tenants.get(random.nextInt(tenants.size())), kind, gpus, milli, null, null, null,
-                    null, null, null, null, priority, null, ttl);
+                    null, null, null, null, priority, null, ttl, null);
         }
 
         boolean submit() {
             NewRequest r = randomRequest();
             if (random.nextInt(10) == 0) {
-                r = new NewRequest(r.tenant(), r.kind(), 0, null, null, null, null, null, null, null, null, null, null, null);
+                r = new NewRequest(r.tenant(), r.kind(), 0, null, null, null, null, null, null, null, null, null, null, null, null);
             }
             String key = random.nextInt(4) == 0 ? "key-" + random.nextInt(6) : null;
             try {

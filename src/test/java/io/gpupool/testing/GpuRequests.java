@@ -25,7 +25,7 @@ public final class GpuRequests {
     public static Builder copyOf(GpuRequest r) {
         return new Builder(r.id()).tenant(r.tenantId()).idempotencyKey(r.idempotencyKey()).kind(r.kind())
                 .gpus(r.gpus()).milliPerGpu(r.milliPerGpu()).migProfile(r.migProfile()).models(r.allowedModels())
-                .minMemoryMib(r.minMemoryMib()).gangSize(r.gangSize()).topology(r.topology())
+                .minMemoryMib(r.minMemoryMib()).requires(r.requiredLabels()).gangSize(r.gangSize()).topology(r.topology())
                 .topologyRequired(r.topologyRequired()).pool(r.poolId()).priorityClass(r.priorityClass())
                 .preemptible(r.preemptible()).ttlSeconds(r.ttlSeconds()).state(r.state()).priority(r.priority())
                 .leaseId(r.leaseId()).whyPending(r.whyPending()).createdAt(r.createdAt()).updatedAt(r.updatedAt());
@@ -41,6 +41,7 @@ public final class GpuRequests {
         private String migProfile;
         private List<String> allowedModels = List.of();
         private long minMemoryMib;
+        private List<String> requiredLabels = List.of();
         private int gangSize = 1;
         private String topology = "ANY";
         private boolean topologyRequired;
@@ -69,6 +70,8 @@ public final class GpuRequests {
         public Builder models(String... value) { allowedModels = List.of(value); return this; }
         public Builder models(List<String> value) { allowedModels = value; return this; }
         public Builder minMemoryMib(long value) { minMemoryMib = value; return this; }
+        public Builder requires(List<String> labels) { requiredLabels = List.copyOf(labels); return this; }
+        public Builder requires(String... labels) { return requires(List.of(labels)); }
         public Builder gangSize(int value) { gangSize = value; return this; }
         public Builder topology(String value) { topology = value; return this; }
         public Builder topologyRequired(boolean value) { topologyRequired = value; return this; }
@@ -88,7 +91,7 @@ public final class GpuRequests {
 
         public GpuRequest build() {
             return new GpuRequest(id, tenantId, idempotencyKey, kind, gpus, milliPerGpu, migProfile, allowedModels,
-                    minMemoryMib, gangSize, topology, topologyRequired, poolId, priorityClass, preemptible, ttlSeconds,
+                    minMemoryMib, requiredLabels, gangSize, topology, topologyRequired, poolId, priorityClass, preemptible, ttlSeconds,
                     state, priority, leaseId, whyPending, createdAt, updatedAt);
         }
     }

@@ -10,15 +10,17 @@ import java.util.List;
  * {@code gpus / gangSize} GPUs each, placed all-or-nothing. A fraction ({@code milliPerGpu} below
  * 1000) or a {@code migProfile} means one GPU shared with others. {@code topology} is an allocator
  * scope name (ANY, NODE, NVLINK_DOMAIN, RACK). {@code poolId} optionally restricts the pools policy
- * may choose. {@code priority} is what policy assigned (queue order).
+ * may choose. {@code requiredLabels} are profile labels (training-fit, nvlink, …) every GPU it
+ * gets must carry. {@code priority} is what policy assigned (queue order).
  */
 public record GpuRequest(String id, String tenantId, String idempotencyKey, WorkloadKind kind, int gpus,
                          int milliPerGpu, String migProfile, List<String> allowedModels, long minMemoryMib,
-                         int gangSize, String topology, boolean topologyRequired, String poolId,
+                         List<String> requiredLabels, int gangSize, String topology, boolean topologyRequired, String poolId,
                          String priorityClass, boolean preemptible, long ttlSeconds, RequestState state,
                          int priority, String leaseId, WhyPending whyPending, Instant createdAt, Instant updatedAt) {
     public GpuRequest {
         allowedModels = allowedModels == null ? List.of() : List.copyOf(allowedModels);
+        requiredLabels = requiredLabels == null ? List.of() : List.copyOf(requiredLabels);
     }
 
     public int gpusPerMember() {
@@ -27,19 +29,21 @@ public record GpuRequest(String id, String tenantId, String idempotencyKey, Work
 
     public GpuRequest with(RequestState newState, int newPriority, String newLeaseId, WhyPending why, Instant at) {
         return new GpuRequest(id, tenantId, idempotencyKey, kind, gpus, milliPerGpu, migProfile, allowedModels,
-                minMemoryMib, gangSize, topology, topologyRequired, poolId, priorityClass, preemptible, ttlSeconds,
+                minMemoryMib, requiredLabels, gangSize, topology, topologyRequired, poolId, priorityClass, preemptible, ttlSeconds,
                 newState, newPriority, newLeaseId, why, createdAt, at);
     }
 
     /**
-     * Whether {@code other} asks for the same thing: every field the caller chose (models in any
-     * order), not the id, state or times. A retry with the same Idempotency-Key must ask the same.
+     * Whether {@code other} asks for the same thing: every field the caller chose (models and
+     * required labels in any order), not the id, state or times. A retry with the same Idempotency-Key must ask the same.
      */
     public boolean sameAskAs(GpuRequest other) {
         return kind == other.kind && gpus == other.gpus && milliPerGpu == other.milliPerGpu
                 && java.util.Objects.equals(migProfile, other.migProfile)
                 && java.util.Set.copyOf(allowedModels).equals(java.util.Set.copyOf(other.allowedModels))
-                && minMemoryMib == other.minMemoryMib && gangSize == other.gangSize
+                && minMemoryMib == other.minMemoryMib
+                && java.util.Set.copyOf(requiredLabels).equals(java.util.Set.copyOf(other.requiredLabels))
+                && gangSize == other.gangSize
                 && java.util.Objects.equals(topology, other.topology) && topologyRequired == other.topologyRequired
                 && java.util.Objects.equals(poolId, other.poolId)
                 && java.util.Objects.equals(priorityClass, other.priorityClass)

@@ -58,6 +58,16 @@ public final class PolicyEngine {
         return evaluate(policy, Scope.SWEEP, facts.forSweep(pending));
     }
 
+    /**
+     * Tiering and labelling: the devices and pools only, no lease or request. What a device's
+     * stored profile is derived from, so it cannot depend on who holds the card right now.
+     */
+    public Evaluation profile(CompiledPolicy policy, SnapshotFacts facts) {
+        List<Object> devicesAndPools = new java.util.ArrayList<>(facts.devices());
+        devicesAndPools.addAll(facts.pools());
+        return evaluate(policy, Scope.PROFILE, devicesAndPools);
+    }
+
     public Evaluation evaluate(CompiledPolicy policy, Scope scope, Collection<?> facts) {
         long start = System.nanoTime();
         KieSession session = policy.sessions().newKieSession();

@@ -35,7 +35,7 @@ final class DeviceFacts {
             boolean migCapable = d.shareMode() == ShareMode.MIG || !d.migLayout().isEmpty()
                     || "true".equals(d.labels().get(MIG_CAPABLE)) || "true".equals(nodeLabels.get(MIG_CAPABLE));
             int domainSize = d.nvlinkDomain() == null ? 0 : domainSizes.get(d.nvlinkDomain());
-            CardModel card = CardCatalog.standard().resolve(d.model());
+            CardModel card = CardCatalog.active().resolve(d.model());
             facts.add(new DeviceFact(d.id(), d.nodeId(), d.clusterId(), d.model(), d.memoryMib(), d.poolId(),
                     SnapshotFacts.poolTier(snapshot, d.poolId()), nodeLabels, d.labels(), reserved,
                     domainSize > 1, domainSize, snapshot.devicesOn(d.nodeId()).size(), d.rdma(), migCapable,

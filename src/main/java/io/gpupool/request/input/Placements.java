@@ -16,6 +16,7 @@ public final class Placements {
         TopologyScope scope = TopologyScope.valueOf(r.topology());
         Topology topology = scope == TopologyScope.ANY ? Topology.NONE : new Topology(scope, r.topologyRequired());
         return new PlacementRequest(r.id(), r.gangSize(), r.gpusPerMember(), r.milliPerGpu(), r.migProfile(),
-                Set.copyOf(r.allowedModels()), Set.of(), r.minMemoryMib(), 0, 0, topology, Set.of(pool));
+                Set.copyOf(r.allowedModels()), Set.of(), r.minMemoryMib(), 0, 0, topology, Set.of(pool),
+                Set.copyOf(r.requiredLabels()));
     }
 }

@@ -163,7 +163,7 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
                 return;
             }
         }
-        boolean freed = !change.devices().isEmpty() || change.tenancy()
+        boolean freed = !change.devices().isEmpty() || !change.profiles().isEmpty() || change.tenancy()
                 || change.leases().stream().anyMatch(l -> !l.state().holdsDevices())
                 || change.requests().stream().anyMatch(r -> r.state() == RequestState.CANCELLED);
         change.leases().stream().filter(l -> l.state() == LeaseState.PREEMPTING && l.deadline() != null)

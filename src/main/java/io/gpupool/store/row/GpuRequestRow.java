@@ -20,7 +20,7 @@ public record GpuRequestRow(@Id String id, String tenantId, @Nullable String ide
                             int gangSize, String topology, boolean topologyRequired, @Nullable String poolId,
                             @Nullable String priorityClass, boolean preemptible, long ttlSeconds, String state,
                             int priority, @Nullable String leaseId, @Nullable String whyPending, Instant createdAt,
-                            Instant updatedAt) {
+                            Instant updatedAt, @Nullable String requiredLabels) {
     private static final ObjectMapper JSON = new ObjectMapper().registerModule(new com.fasterxml.jackson.datatype.jsr310.JavaTimeModule());
 
     public static GpuRequestRow of(GpuRequest r) {
@@ -28,13 +28,14 @@ public record GpuRequestRow(@Id String id, String tenantId, @Nullable String ide
                 r.migProfile(), write(r.allowedModels()), r.minMemoryMib(), r.gangSize(), r.topology(),
                 r.topologyRequired(), r.poolId(), r.priorityClass(), r.preemptible(), r.ttlSeconds(), r.state().name(),
                 r.priority(), r.leaseId(), r.whyPending() == null ? null : write(r.whyPending()), r.createdAt(),
-                r.updatedAt());
+                r.updatedAt(), r.requiredLabels().isEmpty() ? null : write(r.requiredLabels()));
     }
 
     public GpuRequest toRequest() {
         try {
             return new GpuRequest(id, tenantId, idempotencyKey, WorkloadKind.valueOf(kind), gpus, milliPerGpu,
                     migProfile, JSON.readValue(allowedModels, new TypeReference<List<String>>() { }), minMemoryMib,
+                    requiredLabels == null ? List.of() : JSON.readValue(requiredLabels, new TypeReference<List<String>>() { }),
                     gangSize, topology, topologyRequired, poolId, priorityClass, preemptible, ttlSeconds,
                     RequestState.valueOf(state), priority, leaseId,
                     whyPending == null ? null : JSON.readValue(whyPending, WhyPending.class), createdAt, updatedAt);

@@ -117,7 +117,7 @@ public final class DecisionBenchmark {
             WorkloadKind kind = dice < 6 ? WorkloadKind.DEV : dice < 9 ? WorkloadKind.INFERENCE : WorkloadKind.TRAINING;
             Integer milli = kind == WorkloadKind.TRAINING ? null : 50 * (1 + random.nextInt(4));
             NewRequest r = new NewRequest(teams.get(random.nextInt(teams.size())), kind, 1, milli, null, null, null,
-                    null, null, null, null, null, null, null);
+                    null, null, null, null, null, null, null, null);
             long c = THREADS.getCurrentThreadCpuTime();
             long t = System.nanoTime();
             Outcome o = allocation.submit(r, null, admin);

@@ -31,7 +31,7 @@ class GpuRequestRowTest {
                 row.ttlSeconds(), row.state(), row.priority(), row.leaseId(),
                 "{\"blockedBy\":\"CAPACITY\",\"ruleName\":null,\"reasonCode\":\"NO_FIT_GPU_CAPACITY\","
                         + "\"message\":\"no room\",\"largestFitNow\":0,\"pool\":\"training\",\"until\":null}",
-                row.createdAt(), row.updatedAt());
+                row.createdAt(), row.updatedAt(), null);
 
         WhyPending why = older.toRequest().whyPending();
 
