@@ -47,7 +47,8 @@ final class HotTables {
             column("lease_id", TEXT, GpuRequestRow::leaseId),
             column("why_pending", TEXT, GpuRequestRow::whyPending),
             column("created_at", TIME, GpuRequestRow::createdAt),
-            column("updated_at", TIME, GpuRequestRow::updatedAt)));
+            column("updated_at", TIME, GpuRequestRow::updatedAt),
+            column("required_labels", TEXT, GpuRequestRow::requiredLabels)));
 
     static final Table<LeaseRow> LEASE = new Table<>("lease", "id", List.of(
             column("id", TEXT, LeaseRow::id),

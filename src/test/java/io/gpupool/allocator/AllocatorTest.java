@@ -207,4 +207,39 @@ class AllocatorTest {
         assertThat(plan.deviceShares(view).get(0)).extracting(io.gpupool.domain.lease.DeviceShare::milli)
                 .containsExactly(1000, 1000);
     }
+
+    private static CapacityView nodesWithLabels() {
+        CapacityViewBuilder b = CapacityView.builder();
+        b.node("plain").gpus(4, "H100");
+        b.node("fabric").gpu(labelled("fabric/gpu0", "nvlink", "training-fit")).gpu(labelled("fabric/gpu1", "nvlink"))
+                .gpu(labelled("fabric/gpu2", "nvlink", "training-fit"));
+        return b.build();
+    }
+
+    private static GpuSpec labelled(String id, String... labels) {
+        return new GpuSpec(id, "H100", 81920, null, true, null, 0, null, null, java.util.Set.of(labels));
+    }
+
+    @Test
+    void aMemberThatRequiresLabelsGetsOnlyGpusCarryingAllOfThem() {
+        CapacityView view = nodesWithLabels();
+
+        PlacementPlan plan = allocator.place(view, request().gpus(2).requires("nvlink", "training-fit").build()).plan();
+
+        assertThat(devices(view, plan)).containsExactly("fabric/gpu0", "fabric/gpu2");
+    }
+
+    @Test
+    void aLabelTooFewGpusCarryIsTheReasonNothingFits() {
+        CapacityView view = nodesWithLabels();
+
+        PlacementDecision three = allocator.place(view, request().gpus(3).requires("training-fit").build());
+        PlacementDecision unknown = allocator.place(view, request().gpus(1).requires("no-such-label").build());
+
+        assertThat(three.plan()).isNull();
+        assertThat(three.reason().eliminatedBy(Constraint.LABEL)).as("the plain node").isEqualTo(1);
+        assertThat(three.reason().eliminatedBy(Constraint.GPU_CAPACITY)).as("two of three carry it").isEqualTo(1);
+        assertThat(unknown.plan()).isNull();
+        assertThat(unknown.reason().eliminatedBy(Constraint.LABEL)).isEqualTo(2);
+    }
 }

@@ -43,6 +43,15 @@ public final class Api {
         return send(HttpRequest.POST(path, body), token);
     }
 
+    /** A POST with extra headers, given as name, value, name, value, … */
+    public Reply post(String path, Object body, String token, String... headers) {
+        MutableHttpRequest<?> request = HttpRequest.POST(path, body);
+        for (int i = 0; i < headers.length; i += 2) {
+            request.header(headers[i], headers[i + 1]);
+        }
+        return send(request, token);
+    }
+
     public Reply put(String path, Object body, String token) {
         return send(HttpRequest.PUT(path, body), token);
     }
