@@ -66,10 +66,14 @@ class SnapshotAgreesWithRowsTest {
                 String what = churn.step();
                 assertAgree(ctx, "after step " + step + " (" + what + ")");
             }
+            // Profiles of the grown fleet: those of the churn's new nodes are inserted, the rest updated or kept.
+            int derived = ctx.getBean(io.gpupool.profile.ProfileService.class).deriveNow();
+            assertAgree(ctx, "after deriving " + derived + " profiles");
             assertThat(churn.kinds).as("every kind of write was made").containsKeys("import-node", "import-tenant",
                     "quota-put", "quota-delete", "device-heartbeat", "submit", "cancel", "release", "renew",
                     "usage", "pass", "burst");
             assertThat(first.current().leases()).as("the churn leaves leases held").isNotEmpty();
+            assertThat(first.current().profiles()).as("profiles were derived and stored").isNotEmpty();
         }
         Map<String, Object> model = contents(first.current());
 
@@ -86,6 +90,8 @@ class SnapshotAgreesWithRowsTest {
      */
     private static Map<String, Object> drivenByTheChurn(Map<String, Object> properties) {
         properties.put("gpupool.scheduler.react-to-commits", false);
+        // Profiles likewise: derived where the churn asks for them, never by a commit the stop could race.
+        properties.put("gpupool.profiles.derive", false);
         return properties;
     }
 
@@ -133,6 +139,7 @@ class SnapshotAgreesWithRowsTest {
         m.put("clusters", new HashMap<>(s.clusters()));
         m.put("nodes", new HashMap<>(s.nodes()));
         m.put("devices", new HashMap<>(s.devices()));
+        m.put("profiles", new HashMap<>(s.profiles()));
         m.put("pools", new HashMap<>(s.pools()));
         m.put("tenants", new HashMap<>(s.tenants()));
         m.put("quotas", new HashMap<>(s.quotas()));
