@@ -55,6 +55,20 @@ public final class Changes {
         this.database = database;
     }
 
+    /**
+     * Changes that are never committed, for checks that run the real decision code on a copy of the
+     * model (the policy coherence check): reads see this write's own changes only, nothing reaches
+     * a database, and {@link #after()} is the model the write would have published.
+     */
+    public static Changes uncommitted(PoolSnapshot before) {
+        return new Changes(before, List.of(), null);
+    }
+
+    /** The model with this write's changes, as a commit would publish it ({@code before} when none). */
+    public PoolSnapshot after() {
+        return next.changed() ? next.version(before.version() + 1).takenAt(before.takenAt()).build() : before;
+    }
+
     /** The model as it was when this write started. */
     public PoolSnapshot before() {
         return before;
@@ -178,15 +192,16 @@ public final class Changes {
 
     /** Any lease, held or ended, with its shares. */
     public Optional<Lease> findLease(String id) {
-        return newest(b -> b.lease(id)).or(() -> database.findLease(id));
+        return newest(b -> b.lease(id)).or(() -> database == null ? Optional.empty() : database.findLease(id));
     }
 
     public Optional<GpuRequest> findRequest(String id) {
-        return newest(b -> b.request(id)).or(() -> database.findRequest(id));
+        return newest(b -> b.request(id)).or(() -> database == null ? Optional.empty() : database.findRequest(id));
     }
 
     public Optional<GpuRequest> findRequest(String tenantId, String idempotencyKey) {
-        return newest(b -> b.request(tenantId, idempotencyKey)).or(() -> database.findRequest(tenantId, idempotencyKey));
+        return newest(b -> b.request(tenantId, idempotencyKey)).or(() -> database == null ? Optional.empty()
+                : database.findRequest(tenantId, idempotencyKey));
     }
 
     private <T> Optional<T> newest(Function<RowBuffer, Optional<T>> find) {
