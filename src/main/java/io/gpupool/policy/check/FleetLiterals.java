@@ -95,7 +95,7 @@ public final class FleetLiterals {
             PackageDescr descr = parse(text);
             if (descr != null) {
                 for (RuleDescr rule : descr.getRules()) {
-                    new RuleReader(file, rule, values, messages).walk(rule.getLhs(), null);
+                    new RuleReader(new FleetSink(file, rule, values, messages)).walk(rule.getLhs());
                 }
             }
         });
@@ -181,9 +181,76 @@ public final class FleetLiterals {
         }
     }
 
-    /** Walks one rule's conditions, pattern by pattern, collecting literals that name nothing of the fleet. */
-    private record RuleReader(String file, RuleDescr rule, Values values, List<PolicyMessage> messages) {
-        void walk(BaseDescr d, String factType) {
+    /**
+     * The string literals the rules of {@code ruleSet} compare with {@code field} of {@code factType}
+     * (e.g. the priority classes a policy knows: {@code RequestFact.priorityClass}).
+     */
+    public static Set<String> comparedWith(RuleSet ruleSet, String factType, String field) {
+        Set<String> found = new TreeSet<>();
+        ruleSet.ruleFiles().forEach((file, text) -> {
+            PackageDescr descr = parse(text);
+            if (descr != null) {
+                for (RuleDescr rule : descr.getRules()) {
+                    new RuleReader((type, name, group, at) -> {
+                        if (type.equals(factType) && name.equals(field)) {
+                            found.addAll(group);
+                        }
+                    }).walk(rule.getLhs());
+                }
+            }
+        });
+        return found;
+    }
+
+    /**
+     * Receives the string literals one connective of one pattern compares with one field (or a
+     * {@code hasLabel("k", "v")} call, field {@code hasLabel}, value {@code k=v}); alternatives of the
+     * same field ({@code in}, {@code not in}) come as one group.
+     */
+    private interface Sink {
+        void literals(String factType, String field, List<String> values, ExprConstraintDescr at);
+    }
+
+    /** Checks each group against the fleet: a group none of whose literals the fleet has is a warning. */
+    private record FleetSink(String file, RuleDescr rule, Values values, List<PolicyMessage> messages) implements Sink {
+        @Override
+        public void literals(String type, String field, List<String> group, ExprConstraintDescr at) {
+            Kind kind;
+            String shownField = field;
+            List<String> keys = group;
+            Matcher label = LABEL.matcher(field);
+            if ("DeviceFact".equals(type) && "hasLabel".equals(field)) {
+                kind = Kind.LABEL;
+                shownField = "labels";
+            } else if ("DeviceFact".equals(type) && label.matches()) {
+                kind = Kind.LABEL;
+                shownField = "label " + label.group(1);
+                keys = group.stream().map(v -> label.group(1) + "=" + v).toList();
+            } else {
+                kind = FIELDS.getOrDefault(type, Map.of()).get(field);
+            }
+            Set<String> known = kind == null ? Set.of() : values.of(kind);
+            if (known.isEmpty() || keys.stream().anyMatch(known::contains)) {
+                return;
+            }
+            int line = at.getLine() > 0 ? at.getLine() : Math.max(rule.getLine(), 0);
+            int column = Math.max(at.getColumn(), 0);
+            String shown = String.join(", ", group.stream().distinct()
+                    .map(v -> "hasLabel".equals(field) ? v : "\"" + v + "\"").toList());
+            messages.add(new PolicyMessage(Stage.FLEET, Severity.WARNING, file, line, column, "rule '" + rule.getName()
+                    + "' compares " + shownField + " with " + shown + ", which no " + kind.holder
+                    + " of the fleet has (" + kind.plural + ": " + list(known) + ")"));
+        }
+
+        private static String list(Set<String> known) {
+            List<String> shown = known.stream().limit(SHOWN).toList();
+            return String.join(", ", shown) + (known.size() > SHOWN ? ", … " + (known.size() - SHOWN) + " more" : "");
+        }
+    }
+
+    /** Walks one rule's conditions pattern by pattern (nested collect/accumulate/not/exists/or included). */
+    private record RuleReader(Sink sink) {
+        void walk(BaseDescr d) {
             if (d instanceof PatternDescr p) {
                 String type = simpleName(p.getObjectType());
                 for (BaseDescr c : p.getDescrs()) {
@@ -192,59 +259,44 @@ public final class FleetLiterals {
                     }
                 }
                 if (p.getSource() instanceof CollectDescr collect) {
-                    walk(collect.getInputPattern(), null);
+                    walk(collect.getInputPattern());
                 } else if (p.getSource() instanceof AccumulateDescr accumulate) {
-                    walk(accumulate.getInput(), null);
+                    walk(accumulate.getInput());
                 }
             } else if (d instanceof ConditionalElementDescr ce) {
-                for (Object child : ce.getDescrs()) {
-                    if (child instanceof BaseDescr b) {
-                        walk(b, factType);
-                    }
+                for (BaseDescr child : ce.getDescrs()) {
+                    walk(child);
                 }
             }
         }
 
         private void constraint(String type, ExprConstraintDescr e) {
-            Map<String, Kind> fields = FIELDS.get(type);
-            if (fields == null && !"DeviceFact".equals(type)) {
-                return;
-            }
             DrlExprParser parser = DrlExprParserFactory.getDrlExprParser(LanguageLevelOption.DRL6);
             ConstraintConnectiveDescr parsed = parser.parse(e.getExpression());
-            if (parser.hasErrors() || parsed == null) {
-                return;
+            if (!parser.hasErrors() && parsed != null) {
+                connective(type, parsed, e);
             }
-            expression(type, fields == null ? Map.of() : fields, parsed, e);
         }
 
-        /** One literal compared with a field: what kind of thing it names, and its value as the fleet spells it. */
-        private record Literal(Kind kind, String field, String value, String shown) {
-        }
-
-        /**
-         * The literals of one connective are checked together per field: alternatives of the same
-         * field ({@code family in ("T4", "L4", "L40S")}, or {@code not in}) are one condition, dead
-         * only when none of them names anything of the fleet (an L4 the fleet lacks today is fine
-         * next to the T4 it has).
-         */
-        private void expression(String type, Map<String, Kind> fields, BaseDescr d, ExprConstraintDescr at) {
-            List<BaseDescr> children = d instanceof ConstraintConnectiveDescr c ? c.getDescrs() : List.of(d);
-            Map<String, List<Literal>> byField = new java.util.LinkedHashMap<>();
+        /** The literals of one connective are grouped per field: alternatives of a field are one condition. */
+        private void connective(String type, BaseDescr d, ExprConstraintDescr at) {
+            List<? extends BaseDescr> children = d instanceof ConstraintConnectiveDescr c ? c.getDescrs() : List.of(d);
+            Map<String, List<String>> byField = new java.util.LinkedHashMap<>();
             for (BaseDescr child : children) {
                 if (child instanceof ConstraintConnectiveDescr) {
-                    expression(type, fields, child, at);
+                    connective(type, child, at);
                     continue;
                 }
-                Literal literal = literal(type, fields, child);
+                String[] literal = literal(child);
                 if (literal != null) {
-                    byField.computeIfAbsent(literal.kind() + " " + literal.field(), k -> new ArrayList<>()).add(literal);
+                    byField.computeIfAbsent(literal[0], k -> new ArrayList<>()).add(literal[1]);
                 }
             }
-            byField.values().forEach(group -> check(group, at));
+            byField.forEach((field, group) -> sink.literals(type, field, group, at));
         }
 
-        private static Literal literal(String type, Map<String, Kind> fields, BaseDescr d) {
+        /** {field, value} of {@code field == "value"} (either side, or {@code !=}), or of {@code hasLabel("k", "v")}. */
+        private static String[] literal(BaseDescr d) {
             if (d instanceof RelationalExprDescr r && ("==".equals(r.getOperator()) || "!=".equals(r.getOperator()))
                     && r.getLeft() instanceof AtomicExprDescr left && r.getRight() instanceof AtomicExprDescr right) {
                 AtomicExprDescr field = left.isLiteral() ? right : left;
@@ -252,41 +304,15 @@ public final class FleetLiterals {
                 if (!literal.isLiteral() || field.isLiteral() || !isString(literal.getExpression())) {
                     return null;
                 }
-                String name = field.getExpression().strip();
-                String value = unquote(literal.getExpression());
-                Matcher label = LABEL.matcher(name);
-                if ("DeviceFact".equals(type) && label.matches()) {
-                    return new Literal(Kind.LABEL, "label " + label.group(1), label.group(1) + "=" + value, "\"" + value + "\"");
-                }
-                return fields.containsKey(name) ? new Literal(fields.get(name), name, value, "\"" + value + "\"") : null;
+                return new String[] {field.getExpression().strip(), unquote(literal.getExpression())};
             }
-            if (d instanceof AtomicExprDescr a && "DeviceFact".equals(type)) {
+            if (d instanceof AtomicExprDescr a) {
                 Matcher has = HAS_LABEL.matcher(a.getExpression().strip());
                 if (has.matches()) {
-                    String pair = has.group(1) + "=" + has.group(2);
-                    return new Literal(Kind.LABEL, "labels", pair, pair);
+                    return new String[] {"hasLabel", has.group(1) + "=" + has.group(2)};
                 }
             }
             return null;
-        }
-
-        private void check(List<Literal> group, ExprConstraintDescr at) {
-            Kind kind = group.get(0).kind();
-            Set<String> known = values.of(kind);
-            if (known.isEmpty() || group.stream().anyMatch(l -> known.contains(l.value()))) {
-                return;
-            }
-            int line = at.getLine() > 0 ? at.getLine() : Math.max(rule.getLine(), 0);
-            int column = Math.max(at.getColumn(), 0);
-            String shown = String.join(", ", group.stream().map(Literal::shown).distinct().toList());
-            messages.add(new PolicyMessage(Stage.FLEET, Severity.WARNING, file, line, column, "rule '" + rule.getName()
-                    + "' compares " + group.get(0).field() + " with " + shown + ", which no " + kind.holder
-                    + " of the fleet has (" + kind.plural + ": " + list(known) + ")"));
-        }
-
-        private static String list(Set<String> known) {
-            List<String> shown = known.stream().limit(SHOWN).toList();
-            return String.join(", ", shown) + (known.size() > SHOWN ? ", … " + (known.size() - SHOWN) + " more" : "");
         }
     }
 

@@ -124,6 +124,12 @@ class FleetLiteralsTest {
     }
 
     @Test
+    void thePriorityClassesAPolicyKnowsAreTheLiteralsItComparesThePriorityClassWith() {
+        assertThat(FleetLiterals.comparedWith(RuleSetFiles.defaultRuleSet(), "RequestFact", "priorityClass"))
+                .containsExactlyInAnyOrder("critical", "high", "normal", "best-effort");
+    }
+
+    @Test
     void anEmptyFleetSaysNothingAboutLiterals() {
         RuleSet set = defaultsWith(TIERS, "family == \"H100\", nvlink", "family == \"H200\", nvlink");
 
