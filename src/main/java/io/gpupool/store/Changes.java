@@ -44,6 +44,8 @@ public final class Changes {
     private final RowBuffer rows;
     private final List<RowBuffer> earlier; // the rows of the batch's earlier writes, oldest first
     private final PoolStore database;
+    /** The decision log entries this write stated, in order (what its commit would append). */
+    private final List<LoggedDecision> logged = new java.util.ArrayList<>();
     /** Model records this write inserted: put again, they are updates. */
     private final Set<String> inserted = new HashSet<>();
 
@@ -67,6 +69,11 @@ public final class Changes {
     /** The model with this write's changes, as a commit would publish it ({@code before} when none). */
     public PoolSnapshot after() {
         return next.changed() ? next.version(before.version() + 1).takenAt(before.takenAt()).build() : before;
+    }
+
+    /** The decision log entries this write has stated so far, oldest first. */
+    public List<LoggedDecision> logged() {
+        return List.copyOf(logged);
     }
 
     /** The model as it was when this write started. */
@@ -160,6 +167,7 @@ public final class Changes {
 
     /** Appends to the decision log: the entry commits or rolls back with the change it explains. */
     public Changes log(LoggedDecision d, Instant at) {
+        logged.add(d);
         rows.add(Kind.DECISION, new DecisionLogRow(null, at, d.action().name(), d.requestId(), d.leaseId(),
                 d.tenantId(), RuleNamesCodec.encode(d.ruleNames()), d.policyVersion(), d.reasonCode(), d.message()), false);
         return this;
