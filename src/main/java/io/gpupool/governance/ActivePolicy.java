@@ -37,6 +37,16 @@ public class ActivePolicy {
     }
 
     /**
+     * A holder of {@code policy} that nothing swaps: the request pipeline deciding with a candidate
+     * policy instead of the active one, as the coherence check does (nothing it decides is committed).
+     */
+    public static ActivePolicy holding(CompiledPolicy policy) {
+        ActivePolicy holder = new ActivePolicy();
+        holder.swap(0, policy);
+        return holder;
+    }
+
+    /**
      * The active policy. Right after startup the stored version may still be compiling in the
      * background (the server answers inventory reads meanwhile); callers that need the policy wait
      * for it here.

@@ -21,7 +21,9 @@ import java.util.List;
 
 /**
  * Runs a candidate policy next to the active one on the same facts, through the engine entry
- * points enforcement uses ({@link DryRun}). Reads only: nothing is stored, activated or logged.
+ * points enforcement uses ({@link DryRun}), and checks it on the live fleet ({@link LiveFleetCheck}:
+ * warnings and coherence errors in {@code candidateValidation}, a coherence error makes it unsafe to
+ * activate). Reads only: nothing is stored, activated or logged.
  */
 @Singleton
 public class PolicyDryRunService {
@@ -31,9 +33,11 @@ public class PolicyDryRunService {
     private final DryRun dryRun;
     private final WorkingSet workingSet;
     private final Clock clock;
+    private final LiveFleetCheck fleetCheck;
 
     PolicyDryRunService(PolicyLifecycle lifecycle, ActivePolicy active, PolicyValidator validator, DryRun dryRun,
-                        WorkingSet workingSet, Clock clock) {
+                        WorkingSet workingSet, Clock clock, LiveFleetCheck fleetCheck) {
+        this.fleetCheck = fleetCheck;
         this.lifecycle = lifecycle;
         this.active = active;
         this.validator = validator;
@@ -63,6 +67,8 @@ public class PolicyDryRunService {
                     new ScenarioSpec(null, null, null, null, request.requests(), null, null));
         }
         DryRunResult result = dryRun.compare(active.current().policy(), compiled, facts, pending);
-        return DryRunReport.of(result, ValidationSummary.of(report), layered == null ? null : LayeringSummary.of(layered));
+        // the candidate on the live fleet, whatever the dry-run's input: its warnings and coherence errors are shown
+        ValidationSummary validation = ValidationSummary.of(report).with(fleetCheck.check(candidate, report));
+        return DryRunReport.of(result, validation, layered == null ? null : LayeringSummary.of(layered));
     }
 }

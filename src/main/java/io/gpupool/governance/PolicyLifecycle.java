@@ -16,6 +16,8 @@ import io.gpupool.store.row.PolicyActiveRow;
 import io.gpupool.store.row.RuleSetVersionRepository;
 import io.gpupool.store.row.RuleSetVersionRow;
 import io.gpupool.store.WriterLock;
+import io.gpupool.policy.engine.PolicyMessage;
+import io.micronaut.context.BeanProvider;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.transaction.TransactionOperations;
 import jakarta.annotation.PostConstruct;
@@ -49,12 +51,15 @@ public class PolicyLifecycle {
     private final TransactionOperations<Connection> tx;
     private final Clock clock;
     private final WriterLock writerLock;
+    /** Lazily: the live fleet is the working set's, which need not exist before the default set is stored. */
+    private final BeanProvider<LiveFleetCheck> fleetCheck;
     private final ReentrantLock lock = new ReentrantLock(true);
 
     PolicyLifecycle(RuleSetVersionRepository versions, PolicyActiveRepository activeRow, PolicyHistory history,
                     PolicyValidator validator, ActivePolicy active, TransactionOperations<Connection> tx, Clock clock,
-                    WriterLock writerLock) {
+                    WriterLock writerLock, BeanProvider<LiveFleetCheck> fleetCheck) {
         this.versions = versions;
+        this.fleetCheck = fleetCheck;
         this.writerLock = writerLock;
         this.activeRow = activeRow;
         this.history = history;
@@ -75,8 +80,9 @@ public class PolicyLifecycle {
         Optional<PolicyActiveRow> pointer = tx.executeRead(s -> activeRow.findById(1));
         if (pointer.isEmpty()) {
             RuleSet defaults = RuleSetFiles.defaultRuleSet();
-            UploadResult uploaded = upload(defaults.files(), "Default rule set shipped with gpupool", "system");
-            activate(uploaded.version().version(), "system", "Activate the default rule set", false);
+            // Not checked against a fleet: there is none yet (the shipped set is checked on the shipped fleet by its tests).
+            UploadResult uploaded = upload(defaults.files(), "Default rule set shipped with gpupool", "system", false);
+            activate(uploaded.version().version(), "system", "Activate the default rule set", false, false);
             LOG.info("Default rule set stored and activated as {}", uploaded.version().label());
             return;
         }
@@ -99,7 +105,15 @@ public class PolicyLifecycle {
         loader.start();
     }
 
+    /**
+     * Validates and stores a rule set. Checked against the live fleet too: its FLEET warnings are
+     * shown, a COHERENCE error (a lease it would take back right after granting it) refuses it.
+     */
     public UploadResult upload(Map<String, String> files, String message, String author) {
+        return upload(files, message, author, true);
+    }
+
+    private UploadResult upload(Map<String, String> files, String message, String author, boolean checkFleet) {
         writerLock.ensureHeld();
         requireMessage(message);
         if (files == null || files.isEmpty()) {
@@ -120,7 +134,9 @@ public class PolicyLifecycle {
             }
             long number = tx.executeRead(s -> versions.maxVersion()) + 1;
             RuleSet candidate = draft.withVersion(PolicyVersion.label(number));
-            ValidationSummary validation = ValidationSummary.of(validator.validate(candidate));
+            ValidationReport report = validator.validate(candidate);
+            ValidationSummary validation = ValidationSummary.of(report)
+                    .with(checkFleet ? fleetCheck.get().check(candidate, report) : List.of());
             Instant now = clock.instant();
             Long parent = currentVersion().orElse(null);
             RuleSet parentSet = parent == null ? RuleSet.draft(Map.of()) : load(parent);
@@ -132,9 +148,12 @@ public class PolicyLifecycle {
                             diff.added(), diff.removed(), diff.changed(), diff.unifiedDiff(),
                             String.join("\n", validation.errorLines()));
                 });
+                List<String> incoherent = validation.messages().stream()
+                        .filter(m -> m.isError() && m.stage() == PolicyMessage.Stage.COHERENCE).map(PolicyMessage::text).toList();
                 throw new ProblemException(ProblemException.Kind.UNPROCESSABLE, "Rule set rejected", "The rule set did not validate: "
-                        + validation.errorLines().size() + " error(s); the active version is unchanged",
-                        validation.errorLines());
+                        + validation.errorLines().size() + " error(s); the active version is unchanged"
+                        + (incoherent.isEmpty() ? "" : ". It does not keep what it grants on the live fleet: "
+                        + String.join("; ", incoherent)), validation.errorLines());
             }
             PolicyVersion stored = tx.executeWrite(s -> {
                 writerLock.confirm(s.getConnection());
@@ -151,8 +170,16 @@ public class PolicyLifecycle {
         }
     }
 
-    /** Activates a stored version after validating it again; {@code rollback} marks a return to an earlier one. */
+    /**
+     * Activates a stored version after validating it again and checking it on the live fleet;
+     * {@code rollback} marks a return to an earlier one. A COHERENCE error refuses an activation
+     * but not a rollback (the way back must stay open; its findings are shown in the answer).
+     */
     public ActivationResult activate(long version, String author, String message, boolean rollback) {
+        return activate(version, author, message, rollback, true);
+    }
+
+    private ActivationResult activate(long version, String author, String message, boolean rollback, boolean checkFleet) {
         writerLock.ensureHeld();
         lock.lock();
         try {
@@ -170,19 +197,24 @@ public class PolicyLifecycle {
                     ? (rollback ? "Rollback to " : "Activate ") + PolicyVersion.label(version) : message;
             RuleSet ruleSet = RuleSetCodec.decode(version, row.files());
             ValidationReport report = validator.validate(ruleSet);
+            List<PolicyMessage> fleet = checkFleet && report.valid() ? fleetCheck.get().check(ruleSet, report) : List.of();
+            List<PolicyMessage> blocking = rollback ? List.of() : fleet.stream().filter(PolicyMessage::isError).toList();
             RuleSetComparison diff = RuleSetComparison.between(
                     previous.map(this::load).orElse(RuleSet.draft(Map.of())), ruleSet);
             Instant now = clock.instant();
             HistoryEvent event = rollback ? HistoryEvent.ROLLED_BACK : HistoryEvent.ACTIVATED;
-            if (!report.valid() || report.policy().isEmpty()) {
-                List<String> errors = report.errors().stream().map(Object::toString).toList();
+            if (!report.valid() || report.policy().isEmpty() || !blocking.isEmpty()) {
+                List<String> errors = java.util.stream.Stream.concat(report.errors().stream(), blocking.stream())
+                        .map(Object::toString).toList();
                 tx.executeWrite(s -> {
                     writerLock.confirm(s.getConnection());
                     return history.append(HistoryEvent.ACTIVATION_FAILED, version, row.contentHash(), author,
                             why, now, diff.added(), diff.removed(), diff.changed(), diff.unifiedDiff(), String.join("\n", errors));
                 });
                 throw new ProblemException(ProblemException.Kind.UNPROCESSABLE, "Activation refused", PolicyVersion.label(version)
-                        + " no longer validates; the active version is unchanged", errors);
+                        + (report.valid() ? " does not keep what it grants on the live fleet: " + String.join("; ",
+                        blocking.stream().map(PolicyMessage::text).toList()) : " no longer validates")
+                        + "; the active version is unchanged", errors);
             }
             HistoryRecord record = tx.executeWrite(s -> {
                 writerLock.confirm(s.getConnection());
@@ -197,7 +229,7 @@ public class PolicyLifecycle {
                                 + previous.map(PolicyVersion::label).orElse("none"));
             });
             active.swap(version, report.policy().get());
-            return new ActivationResult(toVersion(row), previous.orElse(null), record);
+            return new ActivationResult(toVersion(row), previous.orElse(null), record, fleet);
         } finally {
             lock.unlock();
         }

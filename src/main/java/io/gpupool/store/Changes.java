@@ -45,6 +45,8 @@ public final class Changes {
     private final RowBuffer rows;
     private final List<RowBuffer> earlier; // the rows of the batch's earlier writes, oldest first
     private final PoolStore database;
+    /** The decision log entries this write stated, in order (what its commit would append). */
+    private final List<LoggedDecision> logged = new java.util.ArrayList<>();
     /** Model records this write inserted: put again, they are updates. */
     private final Set<String> inserted = new HashSet<>();
 
@@ -54,6 +56,25 @@ public final class Changes {
         this.rows = new RowBuffer();
         this.earlier = earlier;
         this.database = database;
+    }
+
+    /**
+     * Changes that are never committed, for checks that run the real decision code on a copy of the
+     * model (the policy coherence check): reads see this write's own changes only, nothing reaches
+     * a database, and {@link #after()} is the model the write would have published.
+     */
+    public static Changes uncommitted(PoolSnapshot before) {
+        return new Changes(before, List.of(), null);
+    }
+
+    /** The model with this write's changes, as a commit would publish it ({@code before} when none). */
+    public PoolSnapshot after() {
+        return next.changed() ? next.version(before.version() + 1).takenAt(before.takenAt()).build() : before;
+    }
+
+    /** The decision log entries this write has stated so far, oldest first. */
+    public List<LoggedDecision> logged() {
+        return List.copyOf(logged);
     }
 
     /** The model as it was when this write started. */
@@ -154,6 +175,7 @@ public final class Changes {
 
     /** Appends to the decision log: the entry commits or rolls back with the change it explains. */
     public Changes log(LoggedDecision d, Instant at) {
+        logged.add(d);
         rows.add(Kind.DECISION, new DecisionLogRow(null, at, d.action().name(), d.requestId(), d.leaseId(),
                 d.tenantId(), RuleNamesCodec.encode(d.ruleNames()), d.policyVersion(), d.reasonCode(), d.message()), false);
         return this;
@@ -186,15 +208,16 @@ public final class Changes {
 
     /** Any lease, held or ended, with its shares. */
     public Optional<Lease> findLease(String id) {
-        return newest(b -> b.lease(id)).or(() -> database.findLease(id));
+        return newest(b -> b.lease(id)).or(() -> database == null ? Optional.empty() : database.findLease(id));
     }
 
     public Optional<GpuRequest> findRequest(String id) {
-        return newest(b -> b.request(id)).or(() -> database.findRequest(id));
+        return newest(b -> b.request(id)).or(() -> database == null ? Optional.empty() : database.findRequest(id));
     }
 
     public Optional<GpuRequest> findRequest(String tenantId, String idempotencyKey) {
-        return newest(b -> b.request(tenantId, idempotencyKey)).or(() -> database.findRequest(tenantId, idempotencyKey));
+        return newest(b -> b.request(tenantId, idempotencyKey)).or(() -> database == null ? Optional.empty()
+                : database.findRequest(tenantId, idempotencyKey));
     }
 
     private <T> Optional<T> newest(Function<RowBuffer, Optional<T>> find) {

@@ -65,10 +65,7 @@ class ShippedFleetTieringTest {
 
     /** The shipped fleet file as the service holds it after importing it, as policy facts. */
     private static SnapshotFacts shippedFleet() {
-        ResolvedFleet fleet = new FleetResolver(PoolSnapshot.empty()).resolve(FleetParser.parse(ExampleFleet.yaml(), true));
-        PoolSnapshot snapshot = PoolSnapshot.builder().version(1).takenAt(NOW).sites(fleet.sites())
-                .clusters(fleet.clusters()).pools(fleet.pools()).nodes(fleet.nodes()).devices(fleet.devices())
-                .tenants(fleet.tenants()).quotas(fleet.quotas()).build();
+        PoolSnapshot snapshot = ShippedFleet.snapshot(NOW);
         assertThat(snapshot.devices()).hasSize(ExampleFleet.DEVICES);
         return SnapshotFacts.of(snapshot, NOW, List.of(), UsageWindow.DEFAULT);
     }
