@@ -120,6 +120,11 @@ class DeviceProfilesApiTest {
         assertThat(unknown.body().at("/items/0/profile/tier").isNull()).as("never silently elastic").isTrue();
         assertThat(count("catalog=known")).isEqualTo(324);
         assertThat(api.get("/api/v1/devices?catalog=maybe", ADMIN).status()).isEqualTo(400);
+
+        Reply dryRun = api.post("/api/v1/policies/dry-run", Map.of("files", PolicyFiles.staleAfterTwoMinutes()), ADMIN);
+        assertThat(dryRun.body().at("/candidateValidation/messages").findValuesAsText("text"))
+                .as("validation names the card").anySatisfy(text -> assertThat(text)
+                        .contains("cannot resolve", "\"Mystery Accelerator X1\" (2)"));
     }
 
     @Test

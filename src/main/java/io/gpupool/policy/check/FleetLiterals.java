@@ -104,7 +104,7 @@ public final class FleetLiterals {
 
     /** Cards whose model name the catalog cannot resolve: a warning with their count and names. */
     static List<PolicyMessage> unknownCards(PoolSnapshot fleet) {
-        CardCatalog catalog = CardCatalog.standard();
+        CardCatalog catalog = CardCatalog.active();
         Map<String, Long> unknown = new java.util.TreeMap<>();
         for (Device d : fleet.devices().values()) {
             if (!catalog.resolve(d.model()).known()) {
@@ -118,7 +118,7 @@ public final class FleetLiterals {
         return List.of(new PolicyMessage(Stage.FLEET, Severity.WARNING, null, 0, 0, count + " device(s) of the fleet have a"
                 + " model name the card-model catalog cannot resolve, so no rule matching a family sees them: "
                 + unknown.entrySet().stream().map(e -> "\"" + e.getKey() + "\" (" + e.getValue() + ")").toList()
-                + "; add the name to catalog/gpu-models.yaml or fix the inventory"));
+                + "; add its family (or an alias) to the catalog file named by gpupool.catalog.file, or fix the inventory"));
     }
 
     private static PackageDescr parse(String text) {
@@ -138,7 +138,7 @@ public final class FleetLiterals {
             for (Kind k : Kind.values()) {
                 v.put(k, new TreeSet<>());
             }
-            CardCatalog catalog = CardCatalog.standard();
+            CardCatalog catalog = CardCatalog.active();
             for (Device d : fleet.devices().values()) {
                 add(v, Kind.MODEL, d.model());
                 CardModel card = catalog.resolve(d.model());
