@@ -13,6 +13,7 @@ import io.gpupool.request.AllocationService;
 import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.request.NewRequest;
 import io.gpupool.request.decision.Outcome;
+import io.gpupool.domain.request.BlockedBy;
 import io.gpupool.domain.request.WhyPending;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
@@ -29,7 +30,10 @@ import io.micronaut.http.annotation.Post;
 import java.util.ArrayList;
 import java.util.List;
 
-/** GPU requests: 201 placed (with its lease), 202 queued (with why), 422 rejected by policy (with the rule). */
+/**
+ * GPU requests: 201 placed (with its lease), 202 queued (with why), 422 rejected by policy (with the
+ * rule) or because no pool it may use could ever host it (with the constraint).
+ */
 @Controller("/api/v1/requests")
 public class RequestController {
     private final AllocationService allocation;
@@ -65,8 +69,9 @@ public class RequestController {
         if (outcome.kind() == Outcome.Kind.REJECTED) {
             WhyPending why = r.whyPending();
             return HttpResponse.status(HttpStatus.UNPROCESSABLE_ENTITY).contentType(Problem.MEDIA_TYPE)
-                    .body(new Rejection("about:blank", "Rejected by policy", 422, why.message(), http.getPath(), r.id(),
-                            why.ruleName(), why.reasonCode()));
+                    .body(new Rejection("about:blank", why.blockedBy() == BlockedBy.NEVER_FITS
+                            ? "No pool it may use could ever host it" : "Rejected by policy", 422, why.message(),
+                            http.getPath(), r.id(), why.ruleName(), why.reasonCode()));
         }
         return HttpResponse.status(statusOf(outcome.kind()))
                 .body(new RequestAnswer(r, outcome.lease(), outcome.queuePosition()));
