@@ -194,7 +194,7 @@ public final class Feasibility {
                     ? new NeverFits(furthest, "NEVER_FITS_MIG_PROFILE", "no card in " + pools + " offers MIG partition "
                     + member.migProfile() + (profiles.isEmpty() ? "" : " (they offer " + String.join(", ", profiles) + ")"))
                     : new NeverFits(furthest, "NEVER_FITS_GPUS_PER_NODE", "the largest node in " + pools + " has "
-                    + mostUsable + " " + String.join("/", modelsOnLargest) + " GPUs; the request needs "
+                    + mostUsable + " " + String.join("/", modelsOnLargest) + (mostUsable == 1 ? " GPU" : " GPUs") + "; the request needs "
                     + member.gpusPerMember() + " on one node");
             default -> new NeverFits(furthest, "NEVER_FITS_" + furthest.name(), "no node in " + pools
                     + " can ever host one member: " + furthest.meaning());

@@ -13,7 +13,6 @@ import io.gpupool.request.AllocationService;
 import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.request.NewRequest;
 import io.gpupool.request.decision.Outcome;
-import io.gpupool.domain.request.BlockedBy;
 import io.gpupool.domain.request.WhyPending;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
@@ -51,7 +50,11 @@ public class RequestController {
     public record RequestAnswer(GpuRequest request, Lease lease, int queuePosition) {
     }
 
-    /** RFC 7807 with the policy's explanation as extension members. */
+    /**
+     * RFC 7807 with the explanation as extension members: the stored request, the rule and reason
+     * code; a request refused because it could never be placed was not stored ({@code requestId}
+     * null) and its reason code says which constraint (NEVER_FITS_*).
+     */
     public record Rejection(String type, String title, int status, String detail, String instance, String requestId,
                             String ruleName, String reasonCode) {
     }
@@ -66,12 +69,13 @@ public class RequestController {
                                   Caller caller, HttpRequest<?> http) {
         Outcome outcome = allocation.submit(body, key, caller);
         GpuRequest r = outcome.request();
-        if (outcome.kind() == Outcome.Kind.REJECTED) {
+        if (outcome.kind() == Outcome.Kind.REJECTED || outcome.kind() == Outcome.Kind.REFUSED) {
             WhyPending why = r.whyPending();
+            boolean refused = outcome.kind() == Outcome.Kind.REFUSED;
             return HttpResponse.status(HttpStatus.UNPROCESSABLE_ENTITY).contentType(Problem.MEDIA_TYPE)
-                    .body(new Rejection("about:blank", why.blockedBy() == BlockedBy.NEVER_FITS
-                            ? "No pool it may use could ever host it" : "Rejected by policy", 422, why.message(),
-                            http.getPath(), r.id(), why.ruleName(), why.reasonCode()));
+                    .body(new Rejection("about:blank", refused ? "No pool it may use could ever host it"
+                            : "Rejected by policy", 422, why.message(), http.getPath(), refused ? null : r.id(),
+                            why.ruleName(), why.reasonCode()));
         }
         return HttpResponse.status(statusOf(outcome.kind()))
                 .body(new RequestAnswer(r, outcome.lease(), outcome.queuePosition()));
@@ -113,7 +117,7 @@ public class RequestController {
         return switch (kind) {
             case PLACED -> HttpStatus.CREATED;
             case QUEUED -> HttpStatus.ACCEPTED;
-            case REJECTED -> HttpStatus.UNPROCESSABLE_ENTITY;
+            case REJECTED, REFUSED -> HttpStatus.UNPROCESSABLE_ENTITY;
             case ENDED -> HttpStatus.OK;
         };
     }

@@ -90,6 +90,9 @@ public final class RequestDecider {
             GpuRequest rejected = request.with(RequestState.REJECTED, level, null,
                     new WhyPending(r.blockedBy(), r.admission() == null ? null : r.admission().ruleName(), r.reasonCode(),
                             message, 0, null, null), now);
+            if (isNew && r.blockedBy() == BlockedBy.NEVER_FITS) {
+                return new Outcome(rejected, null, Outcome.Kind.REFUSED, 0); // like invalid input: nothing is stored
+            }
             save(changes, rejected, isNew);
             log(changes, DecisionAction.REJECT, rejected, null, names(r.admission()), version, r.reasonCode(), message, now);
             return new Outcome(rejected, null, Outcome.Kind.REJECTED, 0);
