@@ -147,8 +147,9 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
     /**
      * Reacts to what the writer committed, whoever made it: a device whose health changed gets the
      * policy sweep soon; GPUs given back (a lease ended), a request that left the queue unplaced
-     * (cancelled, or rejected once it could no longer be placed: a head's reservation may go with it), new inventory or changed tenancy get a pass soon; a lease
-     * put under notice gets a pass right after its grace period. Placing requests and renewing or
+     * (cancelled, or rejected once it could no longer be placed: a head's reservation may go with
+     * it), new inventory or changed tenancy (a queued request may have become impossible) get a
+     * pass soon; a lease put under notice gets a pass right after its grace period. Placing requests and renewing or
      * heartbeating leases frees nothing and asks for no pass, so passes do not wake themselves.
      */
     @Override
