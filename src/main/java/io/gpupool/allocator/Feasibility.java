@@ -222,14 +222,18 @@ public final class Feasibility {
                 largest = Math.max(largest, r);
             }
             return new NeverFits(Constraint.TOPOLOGY, "NEVER_FITS_TOPOLOGY", "one rack in " + pools + " holds at most "
-                    + largest + " members" + each + "; the gang needs " + request.gangSize() + " in one rack");
+                    + members(largest) + each + "; the gang needs " + request.gangSize() + " in one rack");
         }
         if (topology.required() && topology.scope() == TopologyScope.NODE) {
             return new NeverFits(Constraint.TOPOLOGY, "NEVER_FITS_TOPOLOGY", "one node in " + pools + " holds at most "
-                    + mostOnOneNode + " members" + each + "; the gang needs " + request.gangSize() + " on one node");
+                    + members(mostOnOneNode) + each + "; the gang needs " + request.gangSize() + " on one node");
         }
-        return new NeverFits(Constraint.TOPOLOGY, "NEVER_FITS_GANG", "at most " + membersTogether + " members" + each
+        return new NeverFits(Constraint.TOPOLOGY, "NEVER_FITS_GANG", "at most " + members(membersTogether) + each
                 + " fit in " + pools + " at once; the gang has " + request.gangSize());
+    }
+
+    private static String members(long n) {
+        return n + (n == 1 ? " member" : " members");
     }
 
     private static String describe(PlacementRequest r) {
