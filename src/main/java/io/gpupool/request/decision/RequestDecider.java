@@ -83,7 +83,8 @@ public final class RequestDecider {
                 engine.preempt(policy.policy(), inputs.facts(before), PolicyInputs.fact(request), pools, List.of(pool),
                         devices).preemptionPlan(request.id()), gate);
         if (attempt instanceof Attempt.Rejected r) {
-            // A queued request that can no longer be placed (the inventory it needed changed) ends like one refused at once.
+            // Never placeable: a submission is refused unstored, like invalid input; a queued request
+            // (the inventory it needed changed) is REJECTED with its decision, like a policy rejection.
             String message = r.blockedBy() != BlockedBy.NEVER_FITS ? r.message()
                     : (isNew ? "It can never be placed: " : "It can no longer be placed after an inventory change: ")
                     + r.message();
