@@ -74,6 +74,12 @@ public record PlacementRequest(String id, int gangSize, int gpusPerMember, int m
                 allowedModels, excludedModels, minGpuMemoryMib, cpuMilli, memoryMib, topology, pools, requiredLabels);
     }
 
+    /** The same request for the pools {@code value} (empty: any). */
+    public PlacementRequest withPools(Set<String> value) {
+        return new PlacementRequest(id, gangSize, gpusPerMember, milliPerGpu, migProfile, allowedModels,
+                excludedModels, minGpuMemoryMib, cpuMilli, memoryMib, topology, value);
+    }
+
     public PlacementRequest withGangSize(int value) {
         return new PlacementRequest(id, value, gpusPerMember, milliPerGpu, migProfile, allowedModels,
                 excludedModels, minGpuMemoryMib, cpuMilli, memoryMib, topology, pools, requiredLabels);

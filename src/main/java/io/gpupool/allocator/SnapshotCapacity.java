@@ -1,6 +1,7 @@
 package io.gpupool.allocator;
 
 import io.gpupool.domain.inventory.Device;
+import io.gpupool.domain.inventory.DeviceHealth;
 import io.gpupool.domain.inventory.Node;
 import io.gpupool.domain.inventory.ShareMode;
 import io.gpupool.domain.lease.DeviceShare;
@@ -41,6 +42,21 @@ public final class SnapshotCapacity {
                 }
             }
         }
+        return build(snapshot, classesByNode, migUsed, false);
+    }
+
+    /**
+     * The fleet as it could ever be: the same nodes and cards with nothing leased, and every card in
+     * service placeable, healthy or not (a sick card may heal); OFFLINE cards are out of service
+     * (the way inventory shrinks, docs/fleet-document.md) and place nothing. What no placement on
+     * this view fits, no wait will make fit ({@link Feasibility}).
+     */
+    static CapacityView potential(PoolSnapshot snapshot) {
+        return build(snapshot, Map.of(), Map.of(), true);
+    }
+
+    private static CapacityView build(PoolSnapshot snapshot, Map<String, Integer> classesByNode,
+                                      Map<String, List<String>> migUsed, boolean potential) {
         CapacityViewBuilder builder = CapacityView.builder();
         for (Node node : snapshot.nodes().values()) {
             NodeSpec spec = builder.node(node.id()).cpuMilli(node.cpuMilli()).memoryMib(node.memoryMib())
@@ -48,8 +64,9 @@ public final class SnapshotCapacity {
                     .hosting(classesByNode.getOrDefault(node.id(), 0));
             for (Device d : snapshot.devicesOn(node.id())) {
                 boolean mig = d.shareMode() == ShareMode.MIG;
-                spec.gpu(new GpuSpec(d.id(), d.model(), d.memoryMib(), d.nvlinkDomain(), d.health().schedulable(),
-                        d.poolId(), mig ? 0 : snapshot.usedMilli(d.id()), mig ? d.migLayout() : List.of(),
+                boolean placeable = potential ? d.health() != DeviceHealth.OFFLINE : d.health().schedulable();
+                spec.gpu(new GpuSpec(d.id(), d.model(), d.memoryMib(), d.nvlinkDomain(), placeable,
+                        d.poolId(), mig || potential ? 0 : snapshot.usedMilli(d.id()), mig ? d.migLayout() : List.of(),
                         migUsed.getOrDefault(d.id(), List.of()),
                         snapshot.profile(d.id()).map(p -> p.labels().keySet()).orElse(java.util.Set.of())));
             }

@@ -29,7 +29,10 @@ import io.micronaut.http.annotation.Post;
 import java.util.ArrayList;
 import java.util.List;
 
-/** GPU requests: 201 placed (with its lease), 202 queued (with why), 422 rejected by policy (with the rule). */
+/**
+ * GPU requests: 201 placed (with its lease), 202 queued (with why), 422 rejected by policy (with the
+ * rule) or because no pool it may use could ever host it (with the constraint).
+ */
 @Controller("/api/v1/requests")
 public class RequestController {
     private final AllocationService allocation;
@@ -47,7 +50,11 @@ public class RequestController {
     public record RequestAnswer(GpuRequest request, Lease lease, int queuePosition) {
     }
 
-    /** RFC 7807 with the policy's explanation as extension members. */
+    /**
+     * RFC 7807 with the explanation as extension members: the stored request, the rule and reason
+     * code; a request refused because it could never be placed was not stored ({@code requestId}
+     * null) and its reason code says which constraint (NEVER_FITS_*).
+     */
     public record Rejection(String type, String title, int status, String detail, String instance, String requestId,
                             String ruleName, String reasonCode) {
     }
@@ -62,10 +69,12 @@ public class RequestController {
                                   Caller caller, HttpRequest<?> http) {
         Outcome outcome = allocation.submit(body, key, caller);
         GpuRequest r = outcome.request();
-        if (outcome.kind() == Outcome.Kind.REJECTED) {
+        if (outcome.kind() == Outcome.Kind.REJECTED || outcome.kind() == Outcome.Kind.REFUSED) {
             WhyPending why = r.whyPending();
+            boolean refused = outcome.kind() == Outcome.Kind.REFUSED;
             return HttpResponse.status(HttpStatus.UNPROCESSABLE_ENTITY).contentType(Problem.MEDIA_TYPE)
-                    .body(new Rejection("about:blank", "Rejected by policy", 422, why.message(), http.getPath(), r.id(),
+                    .body(new Rejection("about:blank", refused ? "No pool it may use could ever host it"
+                            : "Rejected by policy", 422, why.message(), http.getPath(), refused ? null : r.id(),
                             why.ruleName(), why.reasonCode()));
         }
         return HttpResponse.status(statusOf(outcome.kind()))
@@ -108,7 +117,7 @@ public class RequestController {
         return switch (kind) {
             case PLACED -> HttpStatus.CREATED;
             case QUEUED -> HttpStatus.ACCEPTED;
-            case REJECTED -> HttpStatus.UNPROCESSABLE_ENTITY;
+            case REJECTED, REFUSED -> HttpStatus.UNPROCESSABLE_ENTITY;
             case ENDED -> HttpStatus.OK;
         };
     }

@@ -12,6 +12,11 @@ public enum BlockedBy {
     RESERVATION,
     /** Policy refused it (a rejected request). */
     POLICY,
+    /**
+     * No card of the pools it may use could ever host it, all free and healthy (a rejected request):
+     * model, memory, GPUs per node, MIG partition, topology or gang size rule out every one.
+     */
+    NEVER_FITS,
     /** The active policy failed while deciding it; it waits for the next attempt. */
     POLICY_ERROR
 }

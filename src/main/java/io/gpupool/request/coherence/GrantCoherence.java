@@ -120,7 +120,7 @@ public class GrantCoherence implements CoherenceCheck {
                 for (String priorityClass : classes) {
                     int gpus = kind == WorkloadKind.TRAINING ? Math.max(1, Math.min(8, largestNode)) : 1;
                     int milli = kind == WorkloadKind.DEV ? 500 : 1000;
-                    out.add(new GpuRequest("coherence-" + out.size(), tenant, null, kind, gpus, milli, null, List.of(), 0,
+                    out.add(new GpuRequest("coherence-" + out.size(), tenant, null, kind, gpus, milli, null, List.of(), 0, List.of(),
                             1, "ANY", false, null, priorityClass, true, 0, RequestState.QUEUED, 0, null, null, now, now));
                     if (out.size() == MAX_REQUESTS) {
                         return out;

@@ -13,8 +13,13 @@ public record Outcome(GpuRequest request, Lease lease, Kind kind, int queuePosit
         PLACED,
         /** Waiting in its pool's queue. */
         QUEUED,
-        /** Refused by policy. */
+        /** Refused by policy (stored, with its decision). */
         REJECTED,
+        /**
+         * Refused at submit, before it existed: no card of the pools it may use could ever host it.
+         * Like invalid input, nothing is stored; the request's why-pending says why.
+         */
+        REFUSED,
         /** A retried key whose request has ended (cancelled): shown as it is. */
         ENDED
     }

@@ -6,6 +6,7 @@ import io.gpupool.request.input.QueueOrder;
 import io.gpupool.request.input.Allocators;
 import io.gpupool.request.input.PolicyInputs;
 import io.gpupool.domain.request.BlockedBy;
+import io.gpupool.domain.request.PoolReason;
 import io.gpupool.domain.request.WhyPending;
 import io.gpupool.domain.request.RequestState;
 import io.gpupool.domain.request.GpuRequest;
@@ -82,11 +83,19 @@ public final class RequestDecider {
                 engine.preempt(policy.policy(), inputs.facts(before), PolicyInputs.fact(request), pools, List.of(pool),
                         devices).preemptionPlan(request.id()), gate);
         if (attempt instanceof Attempt.Rejected r) {
+            // Never placeable: a submission is refused unstored, like invalid input; a queued request
+            // (the inventory it needed changed) is REJECTED with its decision, like a policy rejection.
+            String message = r.blockedBy() != BlockedBy.NEVER_FITS ? r.message()
+                    : (isNew ? "It can never be placed: " : "It can no longer be placed after an inventory change: ")
+                    + r.message();
             GpuRequest rejected = request.with(RequestState.REJECTED, level, null,
-                    new WhyPending(BlockedBy.POLICY, r.admission() == null ? null : r.admission().ruleName(), r.reasonCode(),
-                            r.message(), 0, null, null), now);
+                    new WhyPending(r.blockedBy(), r.admission() == null ? null : r.admission().ruleName(), r.reasonCode(),
+                            message, 0, null, null), now);
+            if (isNew && r.blockedBy() == BlockedBy.NEVER_FITS) {
+                return new Outcome(rejected, null, Outcome.Kind.REFUSED, 0); // like invalid input: nothing is stored
+            }
             save(changes, rejected, isNew);
-            log(changes, DecisionAction.REJECT, rejected, null, names(r.admission()), version, r.reasonCode(), r.message(), now);
+            log(changes, DecisionAction.REJECT, rejected, null, names(r.admission()), version, r.reasonCode(), message, now);
             return new Outcome(rejected, null, Outcome.Kind.REJECTED, 0);
         }
         if (attempt instanceof Attempt.Placed p) {
@@ -118,9 +127,13 @@ public final class RequestDecider {
                         "Preempted for request " + request.id() + " (priority " + level + "): " + victim.message()
                                 + "; GPUs are taken at " + deadline), now);
             }
+            String graceMessage = p.victims().size() + " lease(s) preempted in pool " + p.pool()
+                    + "; their grace period ends at " + deadline;
+            List<PoolReason> tried = new ArrayList<>(p.triedBefore());
+            tried.add(new PoolReason(p.pool(), BlockedBy.PREEMPTION_GRACE, p.victims().get(0).ruleName(),
+                    p.victims().get(0).reasonCode(), graceMessage, 0));
             WhyPending why = new WhyPending(BlockedBy.PREEMPTION_GRACE, p.victims().get(0).ruleName(),
-                    p.victims().get(0).reasonCode(), p.victims().size() + " lease(s) preempted in pool " + p.pool()
-                    + "; their grace period ends at " + deadline, 0, p.pool(), deadline, gate.wideSearchAt());
+                    p.victims().get(0).reasonCode(), graceMessage, 0, p.pool(), deadline, gate.wideSearchAt(), tried);
             return queue(before, changes, request, isNew, why, level, version, now);
         }
         WhyPending why = ((Attempt.Pending) attempt).why().withWideSearchAt(gate.wideSearchAt());
@@ -157,9 +170,11 @@ public final class RequestDecider {
                 .reduce((a, b) -> a + ", " + b).orElse("nothing");
     }
 
+    /** What makes a why-pending a new decision: not its messages (counts and times in them move) nor search times. */
     private static WhyPending stripTime(WhyPending w) {
         return w == null ? null : new WhyPending(w.blockedBy(), w.ruleName(), w.reasonCode(), null, w.largestFitNow(),
-                w.pool(), w.until());
+                w.pool(), w.until(), null, w.perPool().stream().map(p -> new PoolReason(p.pool(), p.blockedBy(),
+                p.ruleName(), p.reasonCode(), null, p.largestFitNow())).toList());
     }
 
     private static void save(Changes changes, GpuRequest request, boolean isNew) {

@@ -7,10 +7,12 @@ import io.gpupool.request.preemption.PreemptionSearch;
 import io.gpupool.request.input.Placements;
 import io.gpupool.request.input.Allocators;
 import io.gpupool.domain.request.BlockedBy;
+import io.gpupool.domain.request.PoolReason;
 import io.gpupool.domain.request.WhyPending;
 import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.allocator.CapacityView;
 import io.gpupool.allocator.Constraint;
+import io.gpupool.allocator.Feasibility;
 import io.gpupool.allocator.NoFitReason;
 import io.gpupool.allocator.PlacementPlan;
 import io.gpupool.policy.decision.AdmissionDecision;
@@ -35,8 +37,14 @@ import java.util.Set;
  * set of policy-ranked victims makes it fit; else pending, with the blocking reason.
  */
 final class RequestPlanner {
+    private static final String RESERVED = "BACKFILL_WOULD_DELAY_HEAD";
+    private static final String RESERVED_MESSAGE =
+            "It fits only on GPUs reserved for the head of the queue, and would run past its reserved start";
+    /** Stands for "fits, but only on GPUs backfill keeps for the head of the queue" among the reasons per pool. */
+    private static final NoFitReason RESERVATION = new NoFitReason(Map.of(), 0, 0);
     private final Allocators allocators;
     private final PreemptionSearch preemption;
+    private final Feasibility feasibility = new Feasibility();
 
     /** {@code candidateNodes}: see {@link PreemptionSearch}. */
     RequestPlanner(Allocators allocators, int candidateNodes) {
@@ -58,6 +66,9 @@ final class RequestPlanner {
             return new Attempt.Rejected(admission.get(), admission.get().reasonCode(), admission.get().message());
         }
         List<String> pools = new ArrayList<>(admission.get().pools());
+        if (pools.isEmpty()) {
+            return new Attempt.Rejected(admission.get(), "NO_ELIGIBLE_POOL", "Policy admitted it to no pool");
+        }
         if (request.poolId() != null) {
             if (!pools.contains(request.poolId())) {
                 return new Attempt.Rejected(admission.get(), "POOL_NOT_ADMITTED", "Policy admits this request to "
@@ -72,26 +83,40 @@ final class RequestPlanner {
                 (first, next) -> next.isModelSpecific() && !first.isModelSpecific() ? next : first));
         List<String> allowed = pools.stream().filter(p -> quota.get(p) == null
                 || quota.get(p).status() != QuotaStatus.OVER_LIMIT).toList();
-        if (allowed.isEmpty()) {
-            QuotaVerdict over = quota.get(pools.get(0));
-            return new Attempt.Pending(new WhyPending(BlockedBy.QUOTA, over.ruleName(), over.reasonCode(),
-                    over.message(), 0, over.poolId(), null));
-        }
-        boolean reservationBlocked = false;
+        List<String> reservedIn = new ArrayList<>(0);
         for (String pool : allowed) {
             PlacementPlan plan = allocators.forPool(pool(snapshot, pool)).plan(view, Placements.of(request, pool));
             if (plan != null && !touches(view, plan, reservedDevices)) {
                 return new Attempt.Placed(pool, plan, quota.get(pool));
             }
-            reservationBlocked |= plan != null;
+            if (plan != null) {
+                reservedIn.add(pool);
+            }
         }
-        if (reservationBlocked) {
-            return new Attempt.Pending(new WhyPending(BlockedBy.RESERVATION, null, "BACKFILL_WOULD_DELAY_HEAD",
-                    "It fits only on GPUs reserved for the head of the queue, and would run past its reserved start",
-                    request.gangSize(), allowed.get(0), null));
+        // Only what does not fit now is asked whether it ever could (a cached answer per shape and pool).
+        Map<String, Feasibility.NeverFits> never = feasibility.neverFits(snapshot, view,
+                Placements.of(request, pools.get(0)), pools);
+        if (never.size() == pools.size()) {
+            Feasibility.NeverFits first = never.values().iterator().next();
+            return new Attempt.Rejected(admission.get(), first.reasonCode(), Feasibility.summary(never),
+                    BlockedBy.NEVER_FITS);
+        }
+        List<String> possible = allowed.stream().filter(p -> !never.containsKey(p)).toList();
+        if (possible.isEmpty()) {
+            // It could run only in pools quota keeps it out of: it waits for quota, in the first of them.
+            QuotaVerdict over = pools.stream().filter(p -> !never.containsKey(p)).map(quota::get).findFirst().orElseThrow();
+            return new Attempt.Pending(new WhyPending(BlockedBy.QUOTA, over.ruleName(), over.reasonCode(),
+                    over.message(), 0, over.poolId(), null).withPerPool(reasons(pools, quota, never, Map.of(), 0)));
+        }
+        if (!reservedIn.isEmpty()) {
+            Map<String, NoFitReason> elsewhere = explained(snapshot, view, request,
+                    possible.stream().filter(p -> !reservedIn.contains(p)).toList());
+            elsewhere.putAll(reservedIn.stream().collect(java.util.stream.Collectors.toMap(p -> p, p -> RESERVATION)));
+            return new Attempt.Pending(new WhyPending(BlockedBy.RESERVATION, null, RESERVED, RESERVED_MESSAGE,
+                    request.gangSize(), possible.get(0), null).withPerPool(reasons(pools, quota, never, elsewhere, request.gangSize())));
         }
         int level = evaluation.priorityOf(request.id()).map(p -> p.priority()).orElse(0);
-        for (String pool : allowed) {
+        for (String pool : possible) {
             QuotaVerdict verdict = quota.get(pool);
             PreemptionMemory.RequestClass requestClass = new PreemptionMemory.RequestClass(pool,
                     evaluation.policyVersion(), request.kind().name(), level,
@@ -99,16 +124,59 @@ final class RequestPlanner {
             Optional<List<PreemptionCandidate>> chosen = preemption.find(snapshot, view, request, pool, allowed, victims,
                     gate, requestClass);
             if (chosen.isPresent()) {
-                return new Attempt.Preempt(pool, chosen.get(), verdict);
+                List<String> before = pools.subList(0, pools.indexOf(pool));
+                return new Attempt.Preempt(pool, chosen.get(), verdict, reasons(before, quota, never,
+                        explained(snapshot, view, request, possible.stream().filter(before::contains).toList()), 0));
             }
         }
-        String first = allowed.get(0);
-        NoFitReason reason = allocators.forPool(pool(snapshot, first)).explain(view, Placements.of(request, first));
+        Map<String, NoFitReason> reasons = explained(snapshot, view, request, possible);
+        String first = possible.get(0);
+        NoFitReason reason = reasons.get(first);
         String overQuota = pools.stream().filter(p -> !allowed.contains(p))
                 .map(p -> p + " is over quota (" + quota.get(p).ruleName() + ")").reduce((a, b) -> a + "; " + b)
                 .map(s -> s + "; ").orElse("");
         return new Attempt.Pending(new WhyPending(BlockedBy.CAPACITY, null, "NO_FIT_" + blocking(reason).name(),
-                overQuota + first + ": " + reason.message(), reason.largestGangNow(), first, null));
+                overQuota + first + ": " + reason.message(), reason.largestGangNow(), first, null)
+                .withPerPool(reasons(pools, quota, never, reasons, 0)));
+    }
+
+    /** Why it does not fit now in each of {@code pools}, by the allocator each pool uses. */
+    private Map<String, NoFitReason> explained(PoolSnapshot snapshot, CapacityView view, GpuRequest request,
+                                               List<String> pools) {
+        Map<String, NoFitReason> reasons = new LinkedHashMap<>();
+        for (String pool : pools) {
+            reasons.put(pool, allocators.forPool(pool(snapshot, pool)).explain(view, Placements.of(request, pool)));
+        }
+        return reasons;
+    }
+
+    /**
+     * The reason in each of {@code pools}, in order: never fits, over quota, or (for those in
+     * {@code noFit}) not now or only on reserved GPUs ({@link #RESERVATION}); a pool with none of
+     * these was not tried and is left out.
+     */
+    private static List<PoolReason> reasons(List<String> pools, Map<String, QuotaVerdict> quota,
+                                            Map<String, Feasibility.NeverFits> never, Map<String, NoFitReason> noFit,
+                                            int gangSize) {
+        List<PoolReason> reasons = new ArrayList<>();
+        for (String pool : pools) {
+            QuotaVerdict verdict = quota.get(pool);
+            Feasibility.NeverFits impossible = never.get(pool);
+            NoFitReason reason = noFit.get(pool);
+            if (impossible != null) {
+                reasons.add(new PoolReason(pool, BlockedBy.NEVER_FITS, null, impossible.reasonCode(),
+                        impossible.message(pool), 0));
+            } else if (verdict != null && verdict.status() == QuotaStatus.OVER_LIMIT) {
+                reasons.add(new PoolReason(pool, BlockedBy.QUOTA, verdict.ruleName(), verdict.reasonCode(),
+                        verdict.message(), 0));
+            } else if (reason == RESERVATION) {
+                reasons.add(new PoolReason(pool, BlockedBy.RESERVATION, null, RESERVED, RESERVED_MESSAGE, gangSize));
+            } else if (reason != null) {
+                reasons.add(new PoolReason(pool, BlockedBy.CAPACITY, null, "NO_FIT_" + blocking(reason).name(),
+                        reason.message(), reason.largestGangNow()));
+            }
+        }
+        return reasons;
     }
 
     /** The constraint that ruled out most nodes of the pool itself (nodes outside the pool say nothing). */

@@ -146,9 +146,10 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
 
     /**
      * Reacts to what the writer committed, whoever made it: a device whose health changed gets the
-     * policy sweep soon; GPUs given back (a lease ended), a request that left the queue unplaced (a
-     * head's reservation may go with it), new inventory or changed tenancy get a pass soon; a lease
-     * put under notice gets a pass right after its grace period. Placing requests and renewing or
+     * policy sweep soon; GPUs given back (a lease ended), a request that left the queue unplaced
+     * (cancelled, or rejected once it could no longer be placed: a head's reservation may go with
+     * it), new inventory or changed tenancy (a queued request may have become impossible) get a
+     * pass soon; a lease put under notice gets a pass right after its grace period. Placing requests and renewing or
      * heartbeating leases frees nothing and asks for no pass, so passes do not wake themselves.
      */
     @Override
@@ -165,7 +166,8 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
         }
         boolean freed = !change.devices().isEmpty() || !change.profiles().isEmpty() || change.tenancy()
                 || change.leases().stream().anyMatch(l -> !l.state().holdsDevices())
-                || change.requests().stream().anyMatch(r -> r.state() == RequestState.CANCELLED);
+                || change.requests().stream().anyMatch(r -> r.state() == RequestState.CANCELLED
+                        || r.state() == RequestState.REJECTED && change.before().queued().containsKey(r.id()));
         change.leases().stream().filter(l -> l.state() == LeaseState.PREEMPTING && l.deadline() != null)
                 .map(Lease::deadline).min(Instant::compareTo).ifPresent(this::wakeAt);
         if (freed) {

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gpupool.domain.lease.WorkloadKind;
 import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.domain.request.RequestState;
-import io.gpupool.domain.request.WhyPending;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.data.annotation.Id;
 import io.micronaut.data.annotation.MappedEntity;
@@ -27,8 +26,8 @@ public record GpuRequestRow(@Id String id, String tenantId, @Nullable String ide
         return new GpuRequestRow(r.id(), r.tenantId(), r.idempotencyKey(), r.kind().name(), r.gpus(), r.milliPerGpu(),
                 r.migProfile(), write(r.allowedModels()), r.minMemoryMib(), r.gangSize(), r.topology(),
                 r.topologyRequired(), r.poolId(), r.priorityClass(), r.preemptible(), r.ttlSeconds(), r.state().name(),
-                r.priority(), r.leaseId(), r.whyPending() == null ? null : write(r.whyPending()), r.createdAt(),
-                r.updatedAt(), r.requiredLabels().isEmpty() ? null : write(r.requiredLabels()));
+                r.priority(), r.leaseId(), r.whyPending() == null ? null : write(StoredWhyPending.of(r.whyPending())),
+                r.createdAt(), r.updatedAt(), r.requiredLabels().isEmpty() ? null : write(r.requiredLabels()));
     }
 
     public GpuRequest toRequest() {
@@ -38,7 +37,7 @@ public record GpuRequestRow(@Id String id, String tenantId, @Nullable String ide
                     requiredLabels == null ? List.of() : JSON.readValue(requiredLabels, new TypeReference<List<String>>() { }),
                     gangSize, topology, topologyRequired, poolId, priorityClass, preemptible, ttlSeconds,
                     RequestState.valueOf(state), priority, leaseId,
-                    whyPending == null ? null : JSON.readValue(whyPending, WhyPending.class), createdAt, updatedAt);
+                    whyPending == null ? null : JSON.readValue(whyPending, StoredWhyPending.class).toWhyPending(), createdAt, updatedAt);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("corrupt request row " + id, e);
         }

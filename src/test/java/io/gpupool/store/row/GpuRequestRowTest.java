@@ -3,10 +3,12 @@ package io.gpupool.store.row;
 import io.gpupool.testing.GpuRequests;
 import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.domain.request.BlockedBy;
+import io.gpupool.domain.request.PoolReason;
 import io.gpupool.domain.request.WhyPending;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -20,6 +22,36 @@ class GpuRequestRowTest {
         GpuRequest queued = request(why);
 
         assertThat(GpuRequestRow.of(queued).toRequest()).isEqualTo(queued);
+    }
+
+    @Test
+    void aQueuedRequestKeepsTheReasonInEveryPoolItWasTriedIn() {
+        WhyPending why = new WhyPending(BlockedBy.CAPACITY, null, "NO_FIT_GPU_CAPACITY", "no whole GPU free", 0,
+                "training", null, NOW.minusSeconds(3), List.of(
+                new PoolReason("critical", BlockedBy.QUOTA, "Over limit", "OVER_LIMIT", "no borrowing room", 0),
+                new PoolReason("training", BlockedBy.CAPACITY, null, "NO_FIT_GPU_CAPACITY", "no whole GPU free", 1),
+                new PoolReason("elastic", BlockedBy.NEVER_FITS, null, "NEVER_FITS_GPUS_PER_NODE", "4 per node", 0)));
+        GpuRequest queued = request(why);
+
+        assertThat(GpuRequestRow.of(queued).toRequest()).isEqualTo(queued);
+    }
+
+    @Test
+    void aRowWrittenBeforeReasonsPerPoolWereKeptReadsWithNone() {
+        GpuRequestRow row = GpuRequestRow.of(request(null));
+        GpuRequestRow older = new GpuRequestRow(row.id(), row.tenantId(), row.idempotencyKey(), row.kind(), row.gpus(),
+                row.milliPerGpu(), row.migProfile(), row.allowedModels(), row.minMemoryMib(), row.gangSize(),
+                row.topology(), row.topologyRequired(), row.poolId(), row.priorityClass(), row.preemptible(),
+                row.ttlSeconds(), row.state(), row.priority(), row.leaseId(),
+                "{\"blockedBy\":\"CAPACITY\",\"ruleName\":null,\"reasonCode\":\"NO_FIT_GPU_CAPACITY\","
+                        + "\"message\":\"no room\",\"largestFitNow\":0,\"pool\":\"training\",\"until\":null,"
+                        + "\"wideSearchAt\":\"2026-03-01T11:59:00Z\"}",
+                row.createdAt(), row.updatedAt(), null);
+
+        WhyPending why = older.toRequest().whyPending();
+
+        assertThat(why.perPool()).isEmpty();
+        assertThat(why.wideSearchAt()).isEqualTo(NOW.minusSeconds(60));
     }
 
     @Test
