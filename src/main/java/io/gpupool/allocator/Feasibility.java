@@ -81,7 +81,8 @@ public final class Feasibility {
         }
         PlacementRequest shape = new PlacementRequest(null, request.gangSize(), request.gpusPerMember(),
                 request.milliPerGpu(), request.migProfile(), request.allowedModels(), request.excludedModels(),
-                request.minGpuMemoryMib(), request.cpuMilli(), request.memoryMib(), request.topology(), Set.of());
+                request.minGpuMemoryMib(), request.cpuMilli(), request.memoryMib(), request.topology(), Set.of(),
+                request.requiredLabels());
         Map<String, NeverFits> never = new LinkedHashMap<>();
         for (String pool : pools) {
             NeverFits verdict = verdicts.computeIfAbsent(new Key(shape, pool), k -> judge(shape.withPools(Set.of(pool))));

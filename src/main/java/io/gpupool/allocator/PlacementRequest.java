@@ -15,13 +15,6 @@ public record PlacementRequest(String id, int gangSize, int gpusPerMember, int m
                                Set<String> requiredLabels) {
     public static final int WHOLE = 1000;
 
-    public PlacementRequest(String id, int gangSize, int gpusPerMember, int milliPerGpu, String migProfile,
-                            Set<String> allowedModels, Set<String> excludedModels, long minGpuMemoryMib,
-                            long cpuMilli, long memoryMib, Topology topology, Set<String> pools) {
-        this(id, gangSize, gpusPerMember, milliPerGpu, migProfile, allowedModels, excludedModels, minGpuMemoryMib,
-                cpuMilli, memoryMib, topology, pools, Set.of());
-    }
-
     public PlacementRequest {
         requiredLabels = requiredLabels == null ? Set.of() : Set.copyOf(requiredLabels);
         allowedModels = allowedModels == null ? Set.of() : Set.copyOf(allowedModels);
@@ -77,7 +70,7 @@ public record PlacementRequest(String id, int gangSize, int gpusPerMember, int m
     /** The same request for the pools {@code value} (empty: any). */
     public PlacementRequest withPools(Set<String> value) {
         return new PlacementRequest(id, gangSize, gpusPerMember, milliPerGpu, migProfile, allowedModels,
-                excludedModels, minGpuMemoryMib, cpuMilli, memoryMib, topology, value);
+                excludedModels, minGpuMemoryMib, cpuMilli, memoryMib, topology, value, requiredLabels);
     }
 
     public PlacementRequest withGangSize(int value) {

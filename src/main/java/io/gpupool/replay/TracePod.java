@@ -25,6 +25,6 @@ public record TracePod(String name, long cpuMilli, long memoryMib, int numGpu, i
 
     public PlacementRequest toRequest() {
         return new PlacementRequest(name, 1, numGpu, numGpu == 0 ? 0 : gpuMilli, null, models, Set.of(), 0,
-                cpuMilli, memoryMib, Topology.NONE, Set.of());
+                cpuMilli, memoryMib, Topology.NONE, Set.of(), Set.of());
     }
 }

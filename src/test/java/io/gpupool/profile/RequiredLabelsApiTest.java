@@ -112,4 +112,17 @@ class RequiredLabelsApiTest {
         assertThat(same.body().at("/request/id").asText()).as(same.body().toString()).isEqualTo(first.body().at("/request/id").asText());
         assertThat(other.status()).isEqualTo(422);
     }
+
+    @Test
+    void aRequestRequiringALabelNoCardOfItsPoolsCarriesIsRefusedAtSubmitAndNothingIsStored() {
+        String search = SmallFleet.tenantToken(api, "search");
+
+        Reply refused = api.post("/api/v1/requests",
+                request("search", "inference", 1, "requires", List.of("nvlink")), search);
+
+        assertThat(refused.status()).as(refused.body().toString()).isEqualTo(422);
+        assertThat(refused.body().get("reasonCode").asText()).isEqualTo("NEVER_FITS_LABEL");
+        assertThat(refused.detail()).contains("profile label nvlink");
+        assertThat(api.get("/api/v1/requests?tenant=search", ADMIN).body().toString()).doesNotContain("nvlink");
+    }
 }
