@@ -49,7 +49,7 @@ class ModelQuotaApiTest {
         assertThat(placed.body().at("/lease/borrowed").asBoolean()).isFalse();
         Reply explain = api.get("/api/v1/requests/" + placed.body().at("/request/id").asText() + "/explain", speech);
         assertThat(explain.body().at("/decisions/0/ruleNames").toString())
-                .contains("Request pinned to a card model within the tenant's guarantee for that model");
+                .contains("Request served by one card model only within the tenant's guarantee for that model");
     }
 
     @Test
@@ -60,7 +60,7 @@ class ModelQuotaApiTest {
         assertThat(queued.body().at("/request/whyPending/blockedBy").asText()).isEqualTo("QUOTA");
         assertThat(queued.body().at("/request/whyPending/reasonCode").asText()).isEqualTo("OVER_MODEL_LIMIT");
         assertThat(queued.body().at("/request/whyPending/ruleName").asText())
-                .isEqualTo("Request pinned to a card model beyond that model's guarantee and borrowing limit is over limit");
+                .isEqualTo("Request served by one card model only beyond that model's guarantee and borrowing limit is over limit");
         api.delete("/api/v1/requests/" + queued.body().at("/request/id").asText(), speech);
     }
 
