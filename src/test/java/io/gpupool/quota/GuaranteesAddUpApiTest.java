@@ -55,6 +55,12 @@ class GuaranteesAddUpApiTest {
 
     @Test
     void aFiveThousandGpuGuaranteeMarkedOvercommitIsStoredAndShownAsOvercommitted() {
+        Map<String, Object> unclear = nlpTraining(5000, null);
+        unclear.put("overcommit", "perhaps");
+        Reply bad = api.put("/api/v1/quotas", unclear, ADMIN);
+        assertThat(bad.status()).as(bad.body().toString()).isEqualTo(400);
+        assertThat(bad.contentType()).startsWith("application/problem+json");
+
         Reply stored = api.put("/api/v1/quotas", nlpTraining(5000, true), ADMIN);
 
         assertThat(stored.status()).as(stored.body().toString()).isEqualTo(201);
@@ -105,17 +111,6 @@ class GuaranteesAddUpApiTest {
         assertThat(api.get("/api/v1/quotas?tenant=translation", ADMIN).body().get(0).at("/overcommitted/overByGpus").asInt())
                 .isEqualTo(4976);
         assertThat(api.delete("/api/v1/quotas/translation/training/*", ADMIN).status()).isEqualTo(200);
-    }
-
-    @Test
-    void anOvercommitFlagThatIsNotABooleanIsABadRequest() {
-        Map<String, Object> body = nlpTraining(8, null);
-        body.put("overcommit", "perhaps");
-
-        Reply refused = api.put("/api/v1/quotas", body, ADMIN);
-
-        assertThat(refused.status()).as(refused.body().toString()).isEqualTo(400);
-        assertThat(refused.contentType()).startsWith("application/problem+json");
     }
 
     private static Map<String, Object> nlpTraining(int gpus, Boolean overcommit) {
