@@ -6,6 +6,7 @@ import io.gpupool.auth.Role;
 import io.gpupool.quota.QuotaSpec;
 import io.gpupool.domain.tenancy.Quota;
 import io.gpupool.quota.QuotaService;
+import io.gpupool.quota.QuotaView;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
@@ -19,7 +20,10 @@ import io.micronaut.http.annotation.QueryValue;
 
 import java.util.List;
 
-/** Quotas: tenant × pool × card model. PUT creates (201) or replaces (200) by that key. */
+/**
+ * Quotas: tenant × pool × card model. PUT creates (201) or replaces (200) by that key; one that
+ * would over-commit its pool is refused (422) unless it says {@code "overcommit": true}.
+ */
 @Controller("/api/v1/quotas")
 public class QuotaController {
     private final QuotaService quotas;
@@ -30,15 +34,15 @@ public class QuotaController {
 
     @Get
     @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
-    public List<Quota> list(@Nullable @QueryValue String tenant, @Nullable @QueryValue String pool, Caller caller) {
-        return quotas.list(tenant, pool, caller);
+    public List<QuotaView> list(@Nullable @QueryValue String tenant, @Nullable @QueryValue String pool, Caller caller) {
+        return quotas.views(tenant, pool, caller);
     }
 
     @Put
     @Allow(Role.ADMIN)
-    public HttpResponse<List<Quota>> put(@Nullable @Body QuotaSpec spec, Caller caller) {
+    public HttpResponse<List<QuotaView>> put(@Nullable @Body QuotaSpec spec, Caller caller) {
         boolean created = quotas.put(spec, caller);
-        List<Quota> now = quotas.list(spec.tenant(), spec.pool(), caller);
+        List<QuotaView> now = quotas.views(spec.tenant(), spec.pool(), caller);
         return HttpResponse.status(created ? HttpStatus.CREATED : HttpStatus.OK).body(now);
     }
 

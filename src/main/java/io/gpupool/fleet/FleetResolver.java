@@ -6,6 +6,7 @@ import io.gpupool.fleet.FleetDocument.NodeSpec;
 import io.gpupool.fleet.FleetDocument.SiteSpec;
 import io.gpupool.pool.PoolSpec;
 import io.gpupool.pool.Pools;
+import io.gpupool.quota.Commitments;
 import io.gpupool.quota.Quotas;
 import io.gpupool.tenant.TenantSpec;
 import io.gpupool.tenant.TenantTree;
@@ -76,6 +77,7 @@ final class FleetResolver {
         List<Tenant> tenants = TenantTree.resolve(doc.tenants(), current.tenants(), tenantIds, check);
         List<Quota> quotas = Quotas.resolve(doc.quotas(), tenantIds, poolIds, check);
         check.throwIfAny("The fleet document was not imported");
+        refuseOvercommitment(doc, devices, tenants, quotas);
         return new ResolvedFleet(sites, clusters, pools, nodes, devices, tenants, quotas);
     }
 
@@ -127,6 +129,26 @@ final class FleetResolver {
                     Boolean.TRUE.equals(g.rdma()), mode, layout, health, g.labels(), g.pool(),
                     before == null ? null : before.lastHeartbeat()));
         }
+    }
+
+    /** The same capacity check as {@code PUT /quotas}, on the pool as it would be after the import. */
+    private void refuseOvercommitment(FleetDocument doc, List<Device> devices, List<Tenant> tenants, List<Quota> quotas) {
+        if (quotas.isEmpty()) {
+            return;
+        }
+        Map<String, String> parentsBefore = new HashMap<>();
+        current.tenants().values().forEach(t -> parentsBefore.put(t.id(), t.parentId()));
+        Map<String, String> parentsAfter = new HashMap<>(parentsBefore);
+        tenants.forEach(t -> parentsAfter.put(t.id(), t.parentId()));
+        Map<String, Quota> quotasAfter = new HashMap<>(current.quotas());
+        quotas.forEach(q -> quotasAfter.put(q.key(), q));
+        Map<String, Device> devicesAfter = new HashMap<>(current.devices());
+        devices.forEach(d -> devicesAfter.put(d.id(), d));
+        Quotas.refuseOvercommitment(
+                Commitments.of(current.quotas().values(), parentsBefore, current.devices().values()),
+                Commitments.of(quotasAfter.values(), parentsAfter, devicesAfter.values()), doc.quotas(),
+                "The fleet document was not imported",
+                "mark a quota of that pool with overcommit: true to import it anyway");
     }
 
     static String deterministicUuid(String deviceId) {

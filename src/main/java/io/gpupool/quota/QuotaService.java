@@ -10,7 +10,9 @@ import jakarta.inject.Singleton;
 
 import java.time.Clock;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Sets, removes and lists quotas; a tenant caller sees only the quotas of tenants it reaches.
@@ -49,12 +51,34 @@ public class QuotaService {
             Quota quota = Quotas.resolve(List.of(spec), before.tenants().keySet(), before.pools().keySet(), check).get(0);
             check.throwIfAny("The quota was not saved");
             Quota old = before.quotas().get(quota.key());
+            Map<String, Quota> after = new HashMap<>(before.quotas());
+            after.put(quota.key(), quota);
+            Quotas.refuseOvercommitment(commitments(before, before.quotas().values()),
+                    commitments(before, after.values()), List.of(spec), "The quota was not saved",
+                    "send \"overcommit\": true to store it anyway");
             if (!quota.equals(old)) {
                 changes.put(quota);
             }
             changes.recordApiChange("api:put-quota", "quotas", spec, old == null, caller.principal(), clock.instant());
             return old == null;
         });
+    }
+
+    /**
+     * The quotas a caller may see, each with the over-commitment of its pool (or, for a model quota,
+     * of that model in the pool) when the pool's guarantees exceed its GPUs.
+     */
+    public List<QuotaView> views(String tenant, String pool, Caller caller) {
+        PoolSnapshot snapshot = workingSet.current();
+        List<Quota> visible = list(tenant, pool, caller);
+        Map<String, PoolCommitment> commitments = commitments(snapshot, snapshot.quotas().values());
+        return visible.stream().map(q -> QuotaView.of(q, commitments)).toList();
+    }
+
+    private static Map<String, PoolCommitment> commitments(PoolSnapshot snapshot, java.util.Collection<Quota> quotas) {
+        Map<String, String> parents = new HashMap<>();
+        snapshot.tenants().values().forEach(t -> parents.put(t.id(), t.parentId()));
+        return Commitments.of(quotas, parents, snapshot.devices().values());
     }
 
     public Quota delete(String tenant, String pool, String model) {

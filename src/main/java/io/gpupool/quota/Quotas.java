@@ -2,10 +2,12 @@ package io.gpupool.quota;
 
 import io.gpupool.domain.tenancy.Quota;
 import io.gpupool.problem.FieldChecks;
+import io.gpupool.problem.ProblemException;
 
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /** Quotas as the model takes them: every problem goes to {@code check}, so a caller can report them all at once. */
@@ -40,5 +42,27 @@ public final class Quotas {
             quotas.add(quota);
         }
         return quotas;
+    }
+
+    /**
+     * Refuses (422, nothing written) a write that leaves a pool it sets quotas in more over-committed
+     * than before: guarantees beyond the pool's GPUs, for all models or for one card model, unless
+     * the write's quota in that pool says {@code overcommit}. {@code before} and {@code after} are
+     * the quotas, tenant parents and devices without and with the write.
+     */
+    public static void refuseOvercommitment(Map<String, PoolCommitment> before, Map<String, PoolCommitment> after,
+                                            List<QuotaSpec> specs, String what, String hint) {
+        Set<String> checked = new HashSet<>();
+        Set<String> allowed = new HashSet<>();
+        for (QuotaSpec q : specs) {
+            checked.add(q.pool());
+            if (q.overcommits()) {
+                allowed.add(q.pool());
+            }
+        }
+        List<String> refusals = Commitments.refusals(before, after, checked, allowed);
+        if (!refusals.isEmpty()) {
+            throw ProblemException.unprocessable(what + ": " + refusals.get(0) + "; " + hint, refusals);
+        }
     }
 }

@@ -89,15 +89,15 @@ class TenantPoolQuotaApiTest {
     @Test
     void aQuotaIsCreatedThenReplaced() {
         Map<String, Object> quota = Map.of("tenant", "rl", "pool", "training", "model", "H100-SXM-80G",
-                "guaranteedGpus", 8, "borrowingLimit", 4, "lendingLimit", 2);
+                "guaranteedGpus", 4, "borrowingLimit", 4, "lendingLimit", 2);
         assertThat(api.put("/api/v1/quotas", quota, ADMIN).status()).isEqualTo(201);
 
         Reply replaced = api.put("/api/v1/quotas", Map.of("tenant", "rl", "pool", "training", "model", "H100-SXM-80G",
-                "guaranteedGpus", 16, "borrowingLimit", 0, "lendingLimit", 0), ADMIN);
+                "guaranteedGpus", 8, "borrowingLimit", 0, "lendingLimit", 0), ADMIN);
 
         assertThat(replaced.status()).isEqualTo(200);
         assertThat(api.get("/api/v1/quotas?tenant=rl&pool=training", ADMIN).body().get(0).get("guaranteedGpus").asInt())
-                .isEqualTo(16);
+                .isEqualTo(8);
     }
 
     @Test

@@ -87,7 +87,8 @@ class FleetResolverTest {
     @Test
     void aQuotaWithoutModelCoversEveryModelAndLendsItsWholeGuaranteeByDefault() {
         List<TenantSpec> tenants = List.of(new TenantSpec("t", null, null, null));
-        List<QuotaSpec> quotas = List.of(new QuotaSpec("t", "p1", null, 4, null, null));
+        // p1 has no cards in this document: the quota over-commits it, on purpose
+        List<QuotaSpec> quotas = List.of(new QuotaSpec("t", "p1", null, 4, null, null, true));
 
         var quota = resolve(new FleetDocument(null, null, POOL, null, tenants, quotas)).quotas().get(0);
 

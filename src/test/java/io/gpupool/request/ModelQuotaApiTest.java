@@ -19,7 +19,12 @@ import static io.gpupool.testing.Api.ADMIN;
 import static io.gpupool.testing.SmallFleet.request;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** A quota on one card model governs requests pinned to that model; unpinned requests keep the all-models quota. */
+/**
+ * A quota on one card model governs the requests that can only land on that model: pinned to it, or
+ * in a pool with no other model (the small fleet's training pool has H100s only). In a pool of
+ * several models an unpinned request keeps the all-models quota (scenario
+ * quota-a-model-quota-governs-requests-that-can-only-land-on-that-model).
+ */
 @MicronautTest(transactional = false)
 @DatabaseTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -36,7 +41,7 @@ class ModelQuotaApiTest {
         api = new Api(client);
         SmallFleet.load(api);
         speech = SmallFleet.tenantToken(api, "speech");
-        // speech: 8 GPUs of any model in training (the fleet's quota), but only 2 H100s when it pins H100.
+        // speech: 8 GPUs of any model in training (the fleet's quota), but only 2 H100s for what can only land on H100s.
         assertThat(api.put("/api/v1/quotas", Map.of("tenant", "speech", "pool", "training", "model", H100,
                 "guaranteedGpus", 2, "borrowingLimit", 0, "lendingLimit", 0), ADMIN).status()).isEqualTo(201);
     }
@@ -49,7 +54,7 @@ class ModelQuotaApiTest {
         assertThat(placed.body().at("/lease/borrowed").asBoolean()).isFalse();
         Reply explain = api.get("/api/v1/requests/" + placed.body().at("/request/id").asText() + "/explain", speech);
         assertThat(explain.body().at("/decisions/0/ruleNames").toString())
-                .contains("Request pinned to a card model within the tenant's guarantee for that model");
+                .contains("Request served by one card model only within the tenant's guarantee for that model");
     }
 
     @Test
@@ -60,15 +65,17 @@ class ModelQuotaApiTest {
         assertThat(queued.body().at("/request/whyPending/blockedBy").asText()).isEqualTo("QUOTA");
         assertThat(queued.body().at("/request/whyPending/reasonCode").asText()).isEqualTo("OVER_MODEL_LIMIT");
         assertThat(queued.body().at("/request/whyPending/ruleName").asText())
-                .isEqualTo("Request pinned to a card model beyond that model's guarantee and borrowing limit is over limit");
+                .isEqualTo("Request served by one card model only beyond that model's guarantee and borrowing limit is over limit");
         api.delete("/api/v1/requests/" + queued.body().at("/request/id").asText(), speech);
     }
 
     @Test
-    void anUnpinnedRequestOfTheSameSizeIsJudgedByTheAllModelsQuota() {
-        Reply placed = api.post("/api/v1/requests", request("speech", "training", 4), speech);
+    void anUnpinnedRequestInAPoolOfOnlyThatModelIsJudgedByTheModelQuotaToo() {
+        // training has H100s only, so an unpinned request can only land on H100s: speech's 2 H100s govern it
+        Reply queued = api.post("/api/v1/requests", request("speech", "training", 4), speech);
 
-        assertThat(placed.status()).as(placed.body().toString()).isEqualTo(201);
-        api.post("/api/v1/leases/" + placed.body().at("/lease/id").asText() + "/release", Map.of(), speech);
+        assertThat(queued.status()).as(queued.body().toString()).isEqualTo(202);
+        assertThat(queued.body().at("/request/whyPending/reasonCode").asText()).isEqualTo("OVER_MODEL_LIMIT");
+        api.delete("/api/v1/requests/" + queued.body().at("/request/id").asText(), speech);
     }
 }

@@ -298,7 +298,7 @@ class SnapshotAgreesWithRowsTest {
         boolean quotaPut() {
             String yaml = "quotas:\n  - {tenant: " + tenants.get(random.nextInt(tenants.size())) + ", pool: "
                     + pools.get(random.nextInt(pools.size())) + ", guaranteedGpus: " + random.nextInt(9)
-                    + ", borrowingLimit: " + random.nextInt(9) + "}\n";
+                    + ", borrowingLimit: " + random.nextInt(9) + ", overcommit: true}\n"; // random sizes, any pool capacity
             importer.importText(yaml, true, "churn:quota", "churn");
             return true;
         }

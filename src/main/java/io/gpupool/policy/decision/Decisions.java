@@ -93,7 +93,7 @@ public final class Decisions {
                 QuotaStatus.valueOf(status), lenderId, currentRule, policyVersion, reasonCode, message));
     }
 
-    /** A verdict from the tenant's quota on one card model (for a request pinned to that model). */
+    /** A verdict from the tenant's quota on one card model (for a request that can only land on that model in the pool). */
     public void modelQuota(RequestFact request, String poolId, String model, String status, String lenderId,
                            String reasonCode, String message) {
         record(new QuotaVerdict(request.requestId(), request.tenantId(), poolId, model, QuotaStatus.valueOf(status),

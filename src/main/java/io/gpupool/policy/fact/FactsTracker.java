@@ -21,6 +21,7 @@ import java.util.Set;
  */
 public final class FactsTracker extends SnapshotFollower<SnapshotFacts> {
     private Map<String, TenantFact> tenants;
+    private Map<String, List<String>> children;
     private UsageLedger ledger;
     private PoolFacts pools;
     private PoolLeaseFacts leaseFacts;
@@ -28,6 +29,7 @@ public final class FactsTracker extends SnapshotFollower<SnapshotFacts> {
     @Override
     protected SnapshotFacts rebuild(PoolSnapshot snapshot) {
         tenants = TenantFacts.resolve(snapshot);
+        children = TenantFacts.children(tenants);
         ledger = UsageLedger.of(snapshot, tenants);
         pools = PoolFacts.of(snapshot);
         leaseFacts = new PoolLeaseFacts(tenants);
@@ -52,11 +54,10 @@ public final class FactsTracker extends SnapshotFollower<SnapshotFacts> {
             return new SnapshotFacts(snapshot, tenants, previous().usageByTenant(), previous().pools(), leaseFacts);
         }
         Map<String, List<TenantUsageFact>> usage = new LinkedHashMap<>(previous().usageByTenant());
-        for (String id : touched) {
-            TenantFact t = tenants.get(id);
-            if (t != null) {
-                usage.put(id, ledger.rowsFor(t, snapshot));
-            }
+        // Deepest first: a parent's rows count what its (possibly also touched) children withhold.
+        for (TenantFact t : TenantFacts.deepestFirst(tenants, touched)) {
+            usage.put(t.tenantId(), ledger.rowsFor(t, snapshot, children.getOrDefault(t.tenantId(), List.of()),
+                    id -> usage.getOrDefault(id, List.of())));
         }
         return new SnapshotFacts(snapshot, tenants, usage,
                 pools.summarise(snapshot, tenants, previous().usageByTenant(), usage, touched), leaseFacts);

@@ -58,6 +58,24 @@ public record PoolFact(String poolId, String name, String tier, boolean sharingA
         return !unplaceable.contains(request.requestId()) && freeMilliFor(request) >= request.totalMilli();
     }
 
+    /**
+     * The one card model of this pool's schedulable cards the request accepts, or null when it
+     * accepts none or several: a request that can only land on that model here is governed by a
+     * quota on it, whether it pinned the model or the pool simply has no other.
+     */
+    public String onlyModelFor(RequestFact request) {
+        String only = null;
+        for (String model : capacityMilliByModel.keySet()) {
+            if (request.allowsModel(model)) {
+                if (only != null) {
+                    return null;
+                }
+                only = model;
+            }
+        }
+        return only;
+    }
+
     /** The pool has at least one accepted model and a card with enough memory. */
     public boolean canEverHost(RequestFact request) {
         boolean modelOk = request.allowedModels().isEmpty()

@@ -32,6 +32,7 @@ public final class SnapshotFacts {
     private final PoolLeaseFacts poolLeases;
     private volatile List<DeviceFact> devices;
     private volatile List<LeaseFact> leases;
+    private volatile Map<String, List<String>> children;
 
     private SnapshotFacts(PoolSnapshot snapshot, Instant now, Map<String, List<UsageSample>> samplesByLease,
                           UsageWindow window) {
@@ -124,6 +125,7 @@ public final class SnapshotFacts {
         TenantFact tenant = tenants.get(request.tenantId());
         if (tenant != null) {
             addTenantWithUsage(facts, tenant);
+            facts.addAll(ancestorGuarantees(tenant));
             for (String ancestor : tenant.ancestors()) {
                 TenantFact parent = tenants.get(ancestor);
                 if (parent != null) {
@@ -198,8 +200,25 @@ public final class SnapshotFacts {
         facts.addAll(pools);
         facts.addAll(tenants.values());
         usageByTenant.values().forEach(facts::addAll);
+        Set<String> requesting = new HashSet<>();
+        for (RequestFact r : pending) {
+            TenantFact tenant = tenants.get(r.tenantId());
+            if (tenant != null && requesting.add(tenant.tenantId())) {
+                facts.addAll(ancestorGuarantees(tenant));
+            }
+        }
         facts.addAll(pending);
         return facts;
+    }
+
+    /** What {@code tenant} may use of each ancestor's guarantee, per pool, nearest ancestor first. */
+    public List<AncestorGuaranteeFact> ancestorGuarantees(TenantFact tenant) {
+        Map<String, List<String>> index = children;
+        if (index == null) {
+            index = TenantFacts.children(tenants);
+            children = index;
+        }
+        return TenantFacts.ancestorGuarantees(tenant, index, usageByTenant);
     }
 
     private void addTenantWithUsage(List<Object> facts, TenantFact tenant) {

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Milli-GPU per (tenant, pool, model) — the tenant's own use, the part of it that is borrowed, and
@@ -54,16 +55,34 @@ final class UsageLedger {
         }
     }
 
-    /** The tenant's rows: one all-models row per pool, then one per model-specific quota it has. */
-    List<TenantUsageFact> rowsFor(TenantFact t, PoolSnapshot snapshot) {
+    /**
+     * The tenant's rows: one all-models row per pool, then one per model-specific quota it has.
+     * {@code rowsOf} gives the current rows of its {@code children} (computed first: a parent's row
+     * counts what they withhold).
+     */
+    List<TenantUsageFact> rowsFor(TenantFact t, PoolSnapshot snapshot, List<String> children,
+                                  Function<String, List<TenantUsageFact>> rowsOf) {
         List<TenantUsageFact> rows = new ArrayList<>(snapshot.pools().size() + 2);
         for (Pool p : snapshot.pools().values()) {
-            rows.add(row(t, p.id(), Quota.ANY_MODEL, snapshot));
+            rows.add(row(t, p.id(), Quota.ANY_MODEL, snapshot, withheldBy(children, p.id(), rowsOf)));
         }
         for (Quota q : modelQuotas(snapshot).getOrDefault(t.tenantId(), List.of())) {
-            rows.add(row(t, q.poolId(), q.model(), snapshot));
+            rows.add(row(t, q.poolId(), q.model(), snapshot, 0));
         }
         return List.copyOf(rows);
+    }
+
+    /** Idle guarantee the children keep from the rest of the tree in the pool, by their lending limits. */
+    private static long withheldBy(List<String> children, String poolId, Function<String, List<TenantUsageFact>> rowsOf) {
+        long withheld = 0;
+        for (String child : children) {
+            for (TenantUsageFact u : rowsOf.apply(child)) {
+                if (u.isAnyModel() && u.poolId().equals(poolId)) {
+                    withheld += u.withheldMilli();
+                }
+            }
+        }
+        return withheld;
     }
 
     /**
@@ -85,14 +104,14 @@ final class UsageLedger {
         return modelQuotasByTenant;
     }
 
-    private TenantUsageFact row(TenantFact t, String poolId, String model, PoolSnapshot snapshot) {
+    private TenantUsageFact row(TenantFact t, String poolId, String model, PoolSnapshot snapshot, long withheldBelow) {
         Quota q = snapshot.quotas().get(new Quota(t.tenantId(), poolId, model, 0, 0, 0).key());
         Key key = new Key(t.tenantId(), poolId, model);
         return new TenantUsageFact(t.tenantId(), t.orgId(), poolId, model,
                 q == null ? 0 : SnapshotFacts.milli(q.guaranteedGpus()),
                 q == null ? 0 : SnapshotFacts.milli(q.borrowingLimit()),
                 q == null ? 0 : SnapshotFacts.milli(q.lendingLimit()),
-                used.getOrDefault(key, 0L), borrowed.getOrDefault(key, 0L), subtree.getOrDefault(key, 0L));
+                used.getOrDefault(key, 0L), borrowed.getOrDefault(key, 0L), subtree.getOrDefault(key, 0L), withheldBelow);
     }
 
     /** Zero entries are dropped, so the ledger after add and remove equals one that never saw the lease. */
