@@ -125,7 +125,7 @@ public class PolicyController {
         try {
             return Long.parseLong(digits);
         } catch (NumberFormatException e) {
-            throw ProblemException.invalid("A policy version is a number such as 7 or v7, was '" + version + "'");
+            throw ProblemException.invalid("A policy version is a number such as 7 or v7, was '" + io.gpupool.problem.FieldChecks.excerpt(version) + "'");
         }
     }
 }

@@ -112,7 +112,7 @@ public class QueueController {
         try {
             return Instant.parse(since);
         } catch (DateTimeParseException e) {
-            throw ProblemException.invalid("since: an ISO-8601 instant such as 2026-01-05T12:00:00Z, was '" + since + "'");
+            throw ProblemException.invalid("since: an ISO-8601 instant such as 2026-01-05T12:00:00Z, was '" + io.gpupool.problem.FieldChecks.excerpt(since) + "'");
         }
     }
 }

@@ -193,6 +193,7 @@ public class PolicyLifecycle {
                 throw ProblemException.conflict("A rollback returns to an earlier version; "
                         + PolicyVersion.label(version) + " is not earlier than the active one. Use activate.");
             }
+            requireShort(message);
             String why = message == null || message.isBlank()
                     ? (rollback ? "Rollback to " : "Activate ") + PolicyVersion.label(version) : message;
             RuleSet ruleSet = RuleSetCodec.decode(version, row.files());
@@ -264,6 +265,16 @@ public class PolicyLifecycle {
     private static void requireMessage(String message) {
         if (message == null || message.isBlank()) {
             throw ProblemException.invalid("A change message is required: say why the policy changes");
+        }
+        requireShort(message);
+    }
+
+    /** A change message is a sentence or a paragraph for the history, not a document. */
+    static final int MAX_MESSAGE = 4096;
+
+    private static void requireShort(String message) {
+        if (message != null && message.length() > MAX_MESSAGE) {
+            throw ProblemException.invalid("message: at most " + MAX_MESSAGE + " characters, got " + message.length());
         }
     }
 

@@ -100,7 +100,7 @@ public class LeaseService {
             List<UsageReport.GpuUsage> gpus = report == null || report.gpus() == null ? List.of() : report.gpus();
             for (UsageReport.GpuUsage g : gpus) {
                 if (!devices.contains(g.deviceId())) {
-                    throw ProblemException.invalid("Device '" + g.deviceId() + "' is not part of lease " + id);
+                    throw ProblemException.invalid("Device '" + io.gpupool.problem.FieldChecks.excerpt(g.deviceId()) + "' is not part of lease " + id);
                 }
                 double pct = g.utilisationPercent() == null ? -1 : g.utilisationPercent();
                 if (pct < 0 || pct > 100) {

@@ -189,7 +189,7 @@ public class AllocationService {
     /** An Idempotency-Key names one ask: reusing it for a different ask is a client bug, not a retry. */
     private static void requireSameAsk(GpuRequest earlier, GpuRequest retried, String key) {
         if (!earlier.sameAskAs(retried)) {
-            throw ProblemException.unprocessable("Idempotency-Key '" + key + "' was used for a different request ("
+            throw ProblemException.unprocessable("Idempotency-Key '" + io.gpupool.problem.FieldChecks.excerpt(key) + "' was used for a different request ("
                     + earlier.id() + ": " + earlier.gpus() + " × " + earlier.kind() + "); use a new key for a new request",
                     java.util.List.of());
         }
