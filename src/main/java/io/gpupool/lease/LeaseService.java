@@ -54,8 +54,10 @@ public class LeaseService {
         Lease released = workingSet.write((before, changes) -> {
             Lease lease = held(before, id, () -> changes.findLease(id).orElse(null));
             Lease ended = LeaseTransitions.end(lease, LeaseState.RELEASED);
+            Instant now = clock.instant();
             changes.update(ended).log(LoggedDecision.of(DecisionAction.RELEASE, lease.requestId(), id, lease.tenantId(),
-                    List.of(), null, "RELEASED_BY_HOLDER", "Released by " + caller.principal()), clock.instant());
+                    List.of(), null, "RELEASED_BY_HOLDER", "Released by " + caller.principal()), now);
+            changes.endRequestOf(ended, now);
             return ended;
         });
         usage.forget(id);

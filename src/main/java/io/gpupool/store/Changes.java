@@ -159,6 +159,18 @@ public final class Changes {
         return this;
     }
 
+    /**
+     * The request of {@code ended}, a lease that just ended, is ENDED in the same commit, so no
+     * reader ever sees a PLACED request without a live lease. A request holds at most one lease; one
+     * that moved on (requeued after a device failure, cancelled) is left as it is.
+     */
+    public Changes endRequestOf(Lease ended, Instant at) {
+        findRequest(ended.requestId())
+                .filter(r -> r.state() == io.gpupool.domain.request.RequestState.PLACED && ended.id().equals(r.leaseId()))
+                .ifPresent(r -> update(r.with(io.gpupool.domain.request.RequestState.ENDED, r.priority(), r.leaseId(), null, at)));
+        return this;
+    }
+
     public Changes insert(Lease lease) {
         rows.add(Kind.LEASE_INSERT, lease, false);
         next.lease(lease);
