@@ -180,6 +180,7 @@ public class PolicyLifecycle {
     }
 
     private ActivationResult activate(long version, String author, String message, boolean rollback, boolean checkFleet) {
+        requireShort(message);
         writerLock.ensureHeld();
         lock.lock();
         try {
@@ -193,7 +194,6 @@ public class PolicyLifecycle {
                 throw ProblemException.conflict("A rollback returns to an earlier version; "
                         + PolicyVersion.label(version) + " is not earlier than the active one. Use activate.");
             }
-            requireShort(message);
             String why = message == null || message.isBlank()
                     ? (rollback ? "Rollback to " : "Activate ") + PolicyVersion.label(version) : message;
             RuleSet ruleSet = RuleSetCodec.decode(version, row.files());
