@@ -102,5 +102,6 @@ class OpenApiContractApiTest {
         assertThat(page.body()).contains("swagger-ui").contains("gpupool-v1.yml");
         assertThat(client.toBlocking().exchange(HttpRequest.GET("/swagger-ui/res/swagger-ui-bundle.js"), String.class).code())
                 .isEqualTo(200);
+        assertThat(client.toBlocking().exchange(HttpRequest.GET("/swagger-ui/"), String.class).body()).contains("gpupool-v1.yml");
     }
 }
