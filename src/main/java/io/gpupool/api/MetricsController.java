@@ -4,6 +4,7 @@ import io.gpupool.auth.Allow;
 import io.gpupool.auth.Role;
 import io.gpupool.metrics.MetricsScrape;
 import io.micronaut.http.HttpResponse;
+import io.micronaut.http.MediaType;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
 
@@ -21,7 +22,8 @@ public class MetricsController {
         this.scrape = scrape;
     }
 
-    @Get(value = "/metrics", produces = MetricsScrape.CONTENT_TYPE)
+    // */* besides the text format: a scraper's Accept header never turns the answer into a 406.
+    @Get(value = "/metrics", produces = {MetricsScrape.CONTENT_TYPE, MediaType.ALL})
     @Allow({Role.ADMIN, Role.VIEWER})
     public HttpResponse<String> metrics() {
         return HttpResponse.ok(scrape.text()).contentType(MetricsScrape.CONTENT_TYPE);
