@@ -3,6 +3,7 @@ package io.gpupool.metrics;
 import io.gpupool.profile.ProfileService;
 import io.gpupool.testing.Api;
 import io.gpupool.testing.FleetLoaded;
+import io.gpupool.testing.PolicyFiles;
 import io.gpupool.testing.SmallFleet;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;
@@ -99,6 +100,7 @@ class MetricsEndpointTest {
         assertThat(response.getContentType().map(Object::toString).orElse("")).startsWith("text/plain");
         assertThat(response.body()).contains("# TYPE gpupool_gpus gauge");
         PrometheusText.parse(response.body()); // every line is a comment or a sample
+        assertThat(scrape(token("viewer", null), MediaType.TEXT_PLAIN_TYPE).code()).isEqualTo(200);
     }
 
     @Test
@@ -155,6 +157,19 @@ class MetricsEndpointTest {
                 assertThat(s.labels().keySet()).containsExactlyInAnyOrder("action", "rule", "reason"));
         assertThat(after.sum("gpupool_writer_batch_writes_count")).isPositive();
         assertThat(after.named("http_server_requests_seconds_count")).isNotEmpty();
+    }
+
+    @Test
+    void aRuleSetRefusedAtUploadCountsAsAValidationFailure() {
+        double before = scraped().sum("gpupool_policy_validation_failures_total", "stage", "upload");
+        Map<String, String> broken = PolicyFiles.withFile(PolicyFiles.defaults(), PolicyFiles.RECLAMATION,
+                PolicyFiles.defaults().get(PolicyFiles.RECLAMATION).replace("then\n", "then\n    this is not java;\n"));
+
+        assertThat(api.post("/api/v1/policies", Map.of("message", "broken edit", "files", broken), ADMIN).status())
+                .isEqualTo(422);
+
+        assertThat(scraped().sum("gpupool_policy_validation_failures_total", "stage", "upload") - before).isEqualTo(1);
+        assertThat(scraped().sum("gpupool_policy_active_version")).as("the active version is unchanged").isEqualTo(1);
     }
 
     @Test
