@@ -16,6 +16,7 @@ import io.micronaut.context.event.ApplicationEventListener;
 import io.micronaut.context.annotation.Context;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -64,6 +65,7 @@ public class CommitMeters implements ApplicationEventListener<Committed> {
         }
         PoolSnapshot before = change.before();
         Set<String> placed = new HashSet<>();
+        Map<String, GpuRequest> requests = null; // indexed on the first placement only
         for (Lease lease : change.leases()) {
             Lease was = before.leases().get(lease.id());
             if (was != null && !lease.state().holdsDevices()
@@ -77,19 +79,20 @@ public class CommitMeters implements ApplicationEventListener<Committed> {
                         .tags("pool", pool).register(registry)).increment();
             }
             if (was == null && lease.state().holdsDevices() && placed.add(lease.requestId())) {
-                observeWait(change, lease);
+                if (requests == null) {
+                    requests = new HashMap<>();
+                    for (GpuRequest r : change.requests()) {
+                        requests.put(r.id(), r);
+                    }
+                }
+                observeWait(change, lease, requests.get(lease.requestId()));
             }
         }
     }
 
     /** A request got its (first) lease in this commit: how long it waited since it was submitted. */
-    private void observeWait(Committed change, Lease lease) {
-        GpuRequest request = null;
-        for (GpuRequest r : change.requests()) {
-            if (r.id().equals(lease.requestId())) {
-                request = r;
-            }
-        }
+    private void observeWait(Committed change, Lease lease, GpuRequest written) {
+        GpuRequest request = written;
         if (request == null) {
             request = change.before().queued().get(lease.requestId());
         }
