@@ -188,8 +188,8 @@ public final class Changes {
     /** Appends to the decision log: the entry commits or rolls back with the change it explains. */
     public Changes log(LoggedDecision d, Instant at) {
         logged.add(d);
-        rows.add(Kind.DECISION, new DecisionLogRow(null, at, d.action().name(), d.requestId(), d.leaseId(),
-                d.tenantId(), RuleNamesCodec.encode(d.ruleNames()), d.policyVersion(), d.reasonCode(), d.message()), false);
+        rows.log(d, new DecisionLogRow(null, at, d.action().name(), d.requestId(), d.leaseId(),
+                d.tenantId(), RuleNamesCodec.encode(d.ruleNames()), d.policyVersion(), d.reasonCode(), d.message()));
         return this;
     }
 
