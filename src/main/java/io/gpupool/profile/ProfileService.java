@@ -94,12 +94,19 @@ public class ProfileService {
     /** Schedules a derivation unless one is already waiting to start. */
     public void deriveSoon() {
         if (enabled && !stopping && queued.compareAndSet(false, true)) {
-            worker.execute(this::runQueued);
+            try {
+                worker.execute(this::runQueued);
+            } catch (java.util.concurrent.RejectedExecutionException stopped) {
+                queued.set(false); // shutting down: nothing more is derived
+            }
         }
     }
 
     private void runQueued() {
         queued.set(false);
+        if (stopping) {
+            return;
+        }
         try {
             deriveNow();
         } catch (RuntimeException e) {
@@ -162,9 +169,17 @@ public class ProfileService {
         return false;
     }
 
+    /**
+     * Stops taking triggers and waits for a derivation under way: it writes through the working set,
+     * which must not close (nor its database) under it.
+     */
     @PreDestroy
-    void stop() {
+    void stop() throws InterruptedException {
         stopping = true;
-        worker.shutdownNow();
+        worker.shutdown();
+        if (!worker.awaitTermination(30, TimeUnit.SECONDS)) {
+            LOG.warn("A device-profile derivation was still running at shutdown; it is abandoned");
+            worker.shutdownNow();
+        }
     }
 }
