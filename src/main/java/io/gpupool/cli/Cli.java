@@ -19,11 +19,11 @@ import java.util.regex.Pattern;
                 InventoryCommands.Pools.class, InventoryCommands.Quotas.class, WorkCommands.Requests.class,
                 WorkCommands.Leases.class, WorkCommands.Queue.class, WorkCommands.Decisions.class,
                 WorkCommands.Explain.class, PolicyCommands.class, RunCommand.class},
-        footer = {"", "Also: 'serve [--micronaut.option=value…]' starts the server; 'replay --help' runs the trace replay.",
-                "Connection: --url or GPUPOOL_URL (default http://localhost:8080), --token or GPUPOOL_TOKEN,",
-                "or url:/token: in ~/.config/gpupool/config.yaml (--config FILE).",
-                "Exit codes: 0 ok, 1 refused by the server (4xx), 2 usage, 3 unreachable or server error (5xx);",
-                "'run' exits with its command's code."})
+        footer = {"", "Also: 'serve [--micronaut.x=y…]' starts the server; 'replay' replays a trace.",
+                "Connection: --url or GPUPOOL_URL (default http://localhost:8080),",
+                "--token or GPUPOOL_TOKEN, or url:/token: in ~/.config/gpupool/config.yaml.",
+                "Exit codes: 0 ok, 1 refused by the server (4xx), 2 usage,",
+                "3 unreachable or server error (5xx); 'run' exits with its command's code."})
 public final class Cli implements Runnable {
     /** Arguments the server has always accepted: Micronaut properties such as --micronaut.server.port=8081. */
     private static final Pattern SERVER_PROPERTY = Pattern.compile("--?[a-z][\\w-]*(\\.[\\w-]+)+=.*");

@@ -73,7 +73,7 @@ final class RestClient {
             response = http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new CliFailure(CliFailure.UNREACHABLE, "cannot reach " + base + ": "
-                    + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
+                    + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()) + " (is the server running?)");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CliFailure(CliFailure.UNREACHABLE, "interrupted while calling " + base);
