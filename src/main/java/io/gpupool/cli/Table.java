@@ -9,7 +9,7 @@ import java.util.function.Function;
 
 /**
  * A plain-text table for people: a header row in capitals, columns padded to their widest cell,
- * a cell longer than {@link #MAX_CELL} shortened with "…". Scripts use {@code -o json} instead.
+ * a cell longer than {@link #MAX_CELL} shortened with "…" (but for the last column, printed whole). Scripts use {@code -o json} instead.
  */
 final class Table {
     static final int MAX_CELL = 80;
@@ -43,7 +43,8 @@ final class Table {
         for (JsonNode row : rows) {
             String[] cells = new String[columns.size()];
             for (int i = 0; i < cells.length; i++) {
-                cells[i] = shorten(columns.get(i).cell().apply(row));
+                String cell = columns.get(i).cell().apply(row);
+                cells[i] = i == cells.length - 1 ? oneLine(cell) : shorten(cell);
             }
             lines.add(cells);
         }
@@ -84,8 +85,12 @@ final class Table {
         return node.asText();
     }
 
+    private static String oneLine(String s) {
+        return s == null ? "-" : s.replace('\n', ' ');
+    }
+
     private static String shorten(String s) {
-        String one = s == null ? "-" : s.replace('\n', ' ');
+        String one = oneLine(s);
         return one.length() <= MAX_CELL ? one : one.substring(0, MAX_CELL - 1) + "…";
     }
 }
