@@ -20,10 +20,10 @@ final class LineDiff {
             if (i < a.size() && j < b.size() && a.get(i).equals(b.get(j))) {
                 i++;
                 j++;
-            } else if (j < b.size() && (i == a.size() || lcs[i][j + 1] >= lcs[i + 1][j])) {
-                out.append('+').append(b.get(j++)).append('\n');
-            } else {
+            } else if (i < a.size() && (j == b.size() || lcs[i + 1][j] >= lcs[i][j + 1])) {
                 out.append('-').append(a.get(i++)).append('\n');
+            } else {
+                out.append('+').append(b.get(j++)).append('\n');
             }
         }
     }

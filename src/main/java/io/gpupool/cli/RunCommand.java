@@ -30,7 +30,7 @@ final class RunCommand extends RestCommand {
     @Option(names = "--gpus", required = true, paramLabel = "N", description = "GPUs to lease") int gpus;
     @Option(names = "--model", paramLabel = "MODEL", split = ",", description = "allowed card models (any when absent)")
     List<String> models = new ArrayList<>();
-    @Option(names = "--kind", defaultValue = "TRAINING", description = "TRAINING, INFERENCE, DEV, BATCH, … (default: ${DEFAULT-VALUE})")
+    @Option(names = "--kind", defaultValue = "TRAINING", description = "TRAINING, INFERENCE, EXPERIMENT or DEV (default: ${DEFAULT-VALUE})")
     String kind;
     @Option(names = "--ttl", paramLabel = "DURATION", description = "lease TTL, e.g. 2h (default: the server's)") String ttl;
     @Option(names = "--tenant", description = "tenant to lease for (default: the token's tenant)") String tenant;

@@ -146,7 +146,8 @@ class JobLauncherTest {
         CliRun.Result result = run.get(30, TimeUnit.SECONDS);
         assertThat(result.exitCode()).as(result.err()).isEqualTo(42);
         assertThat(term).exists();
-        assertThat(result.err()).contains("lease " + leaseId + " is PREEMPTING").contains("SIGTERM now");
+        assertThat(result.err()).contains("lease " + leaseId + " is PREEMPTING").contains("SIGTERM now")
+                .as("heartbeats every 200 ms were taken").doesNotContain("warning");
         assertThat(api.get("/api/v1/leases/" + leaseId, ADMIN).body().get("state").asText()).isEqualTo("RELEASED");
     }
 
@@ -169,13 +170,15 @@ class JobLauncherTest {
     private Future<CliRun.Result> speechRunsOnBorrowedGpus(String script, Path started, String... options) throws Exception {
         assertThat(api.post("/api/v1/requests", request("speech", "training", 8, "priorityClass", "best-effort"), speech)
                 .status()).isEqualTo(201);
-        List<String> args = new ArrayList<>(List.of("run", "--gpus", "8", "--priority-class", "best-effort", "--poll", "100ms"));
+        List<String> args = new ArrayList<>(List.of("run", "--gpus", "8", "--priority-class", "best-effort", "--poll", "100ms",
+                "--heartbeat", "200ms"));
         args.addAll(List.of(options));
         args.addAll(List.of("--", "sh", "-c", script));
         Future<CliRun.Result> run = background.submit(() -> as(speech).run(args.toArray(String[]::new)));
         await(() -> Files.exists(started) && !readQuietly(started).isBlank(), "the command to start");
         String leaseId = Files.readString(started).trim();
         assertThat(api.get("/api/v1/leases/" + leaseId, ADMIN).body().get("borrowed").asBoolean()).isTrue();
+        Thread.sleep(600); // a few heartbeats before the notice
         return run;
     }
 
