@@ -69,9 +69,14 @@ class WhyPendingPerPoolApiTest {
     }
 
     @Test
-    void anUnpinnedCriticalRequestWaitsOnQuotaNotOnCapacityInPoolsThatCouldNeverHostIt() {
+    void aCriticalRequestBeyondItsReservedGuaranteeWaitsOnQuotaNotOnCapacityInPoolsThatCouldNeverHostIt() {
         Api api = new Api(client);
         FleetLoaded.ensure(api);
+        // products' 16-GPU guarantee in the reserved pool (no borrowing) is used up by two unpinned requests.
+        for (int i = 0; i < 2; i++) {
+            Reply placed = api.post("/api/v1/requests", request("products", "training", 8, "priorityClass", "critical"), ADMIN);
+            assertThat(placed.status()).as(placed.body().toString()).isEqualTo(201);
+        }
 
         Reply queued = api.post("/api/v1/requests", request("products", "training", 8, "priorityClass", "critical"), ADMIN);
 
@@ -81,7 +86,7 @@ class WhyPendingPerPoolApiTest {
         assertThat(why.get("pool").asText()).isEqualTo("critical");
         List<JsonNode> perPool = list(why.get("perPool"));
         assertThat(perPool).extracting(p -> p.get("pool").asText() + " " + p.get("blockedBy").asText()
-                + " " + p.get("reasonCode").asText()).containsExactly("critical QUOTA OVER_LIMIT",
+                + " " + p.get("reasonCode").asText()).containsExactly("critical QUOTA OVER_MODEL_LIMIT",
                 "training QUOTA OVER_LIMIT", "inference NEVER_FITS NEVER_FITS_GPUS_PER_NODE",
                 "elastic NEVER_FITS NEVER_FITS_GPUS_PER_NODE");
         assertThat(perPool.get(2).get("message").asText())
