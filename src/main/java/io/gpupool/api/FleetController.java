@@ -2,6 +2,7 @@ package io.gpupool.api;
 
 import io.gpupool.auth.Allow;
 import io.gpupool.auth.Caller;
+import io.swagger.v3.oas.annotations.Parameter;
 import io.gpupool.auth.Role;
 import io.gpupool.fleet.FleetImporter;
 import io.gpupool.fleet.ImportSummary;
@@ -25,7 +26,7 @@ public class FleetController {
     @Post
     @Consumes({MediaType.APPLICATION_JSON, "application/yaml", "application/x-yaml", "text/yaml", MediaType.TEXT_PLAIN})
     @Allow(Role.ADMIN)
-    public ImportSummary importFleet(@Nullable @Body String document, HttpRequest<?> request, Caller caller) {
+    public ImportSummary importFleet(@Nullable @Body String document, HttpRequest<?> request, @Parameter(hidden = true) Caller caller) {
         boolean yaml = request.getContentType().map(t -> t.getSubtype().contains("yaml")).orElse(false);
         return importer.importText(document, yaml, "api", caller.principal());
     }

@@ -2,6 +2,7 @@ package io.gpupool.api;
 
 import io.gpupool.auth.Allow;
 import io.gpupool.auth.Caller;
+import io.swagger.v3.oas.annotations.Parameter;
 import io.gpupool.auth.Role;
 import io.gpupool.domain.lease.Lease;
 import io.gpupool.lease.LeaseService;
@@ -32,19 +33,19 @@ public class LeaseController {
 
     @Get
     @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
-    public List<Lease> list(@Nullable @QueryValue String tenant, @Nullable @QueryValue LeaseState state, Caller caller) {
+    public List<Lease> list(@Nullable @QueryValue String tenant, @Nullable @QueryValue LeaseState state, @Parameter(hidden = true) Caller caller) {
         return leases.list(tenant, state, caller);
     }
 
     @Get("/{id}")
     @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
-    public Lease get(@PathVariable String id, Caller caller) {
+    public Lease get(@PathVariable String id, @Parameter(hidden = true) Caller caller) {
         return leases.get(id, caller);
     }
 
     @Post("/{id}/renew")
     @Allow({Role.ADMIN, Role.TENANT})
-    public Lease renew(@PathVariable String id, @Nullable @Body Renewal body, Caller caller) {
+    public Lease renew(@PathVariable String id, @Nullable @Body Renewal body, @Parameter(hidden = true) Caller caller) {
         if (body == null || body.ttlSeconds() == null) {
             throw ProblemException.invalid("Body required: {ttlSeconds}");
         }
@@ -53,13 +54,13 @@ public class LeaseController {
 
     @Post("/{id}/release")
     @Allow({Role.ADMIN, Role.TENANT})
-    public Lease release(@PathVariable String id, Caller caller) {
+    public Lease release(@PathVariable String id, @Parameter(hidden = true) Caller caller) {
         return leases.release(id, caller);
     }
 
     @Post("/{id}/heartbeat")
     @Allow({Role.ADMIN, Role.TENANT})
-    public Lease heartbeat(@PathVariable String id, @Nullable @Body UsageReport report, Caller caller) {
+    public Lease heartbeat(@PathVariable String id, @Nullable @Body UsageReport report, @Parameter(hidden = true) Caller caller) {
         return leases.heartbeat(id, report, caller);
     }
 }

@@ -2,6 +2,7 @@ package io.gpupool.api;
 
 import io.gpupool.auth.Allow;
 import io.gpupool.auth.Caller;
+import io.swagger.v3.oas.annotations.Parameter;
 import io.gpupool.auth.Role;
 import io.gpupool.governance.ActivationResult;
 import io.gpupool.governance.ChainVerification;
@@ -47,7 +48,7 @@ public class PolicyController {
     public record Upload(String message, Map<String, String> files) {
     }
 
-    public record Change(String message) {
+    public record Change(@Nullable String message) {
     }
 
     public record VersionList(Long active, List<PolicyVersion> versions) {
@@ -59,7 +60,7 @@ public class PolicyController {
     @Post
     @Consumes(MediaType.APPLICATION_JSON)
     @Allow(Role.ADMIN)
-    public HttpResponse<UploadResult> upload(@Nullable @Body Upload body, Caller caller) {
+    public HttpResponse<UploadResult> upload(@Nullable @Body Upload body, @Parameter(hidden = true) Caller caller) {
         if (body == null) {
             throw ProblemException.invalid("Body required: {message, files: {path: text}}");
         }
@@ -70,7 +71,7 @@ public class PolicyController {
     @Consumes(MediaType.MULTIPART_FORM_DATA)
     @Allow(Role.ADMIN)
     public HttpResponse<UploadResult> uploadArchive(@Part("archive") CompletedFileUpload archive,
-                                                    @Part("message") String message, Caller caller) throws IOException {
+                                                    @Part("message") String message, @Parameter(hidden = true) Caller caller) throws IOException {
         Map<String, String> files = RuleSetArchive.read(archive.getInputStream());
         return HttpResponse.created(lifecycle.upload(files, message, caller.principal()));
     }
@@ -91,13 +92,13 @@ public class PolicyController {
 
     @Post("/{version}/activate")
     @Allow(Role.ADMIN)
-    public ActivationResult activate(@PathVariable String version, @Nullable @Body Change body, Caller caller) {
+    public ActivationResult activate(@PathVariable String version, @Nullable @Body Change body, @Parameter(hidden = true) Caller caller) {
         return lifecycle.activate(parse(version), caller.principal(), body == null ? null : body.message(), false);
     }
 
     @Post("/{version}/rollback")
     @Allow(Role.ADMIN)
-    public ActivationResult rollback(@PathVariable String version, @Nullable @Body Change body, Caller caller) {
+    public ActivationResult rollback(@PathVariable String version, @Nullable @Body Change body, @Parameter(hidden = true) Caller caller) {
         return lifecycle.activate(parse(version), caller.principal(), body == null ? null : body.message(), true);
     }
 
@@ -125,7 +126,7 @@ public class PolicyController {
         try {
             return Long.parseLong(digits);
         } catch (NumberFormatException e) {
-            throw ProblemException.invalid("A policy version is a number such as 7 or v7, was '" + version + "'");
+            throw ProblemException.invalid("A policy version is a number such as 7 or v7, was '" + io.gpupool.problem.FieldChecks.excerpt(version) + "'");
         }
     }
 }

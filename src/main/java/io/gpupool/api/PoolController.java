@@ -2,6 +2,7 @@ package io.gpupool.api;
 
 import io.gpupool.auth.Allow;
 import io.gpupool.auth.Caller;
+import io.swagger.v3.oas.annotations.Parameter;
 import io.gpupool.auth.Role;
 import io.gpupool.pool.PoolSpec;
 import io.gpupool.domain.tenancy.Pool;
@@ -41,14 +42,14 @@ public class PoolController {
 
     @Post
     @Allow(Role.ADMIN)
-    public HttpResponse<Pool> create(@Nullable @Body PoolSpec spec, Caller caller) {
+    public HttpResponse<Pool> create(@Nullable @Body PoolSpec spec, @Parameter(hidden = true) Caller caller) {
         Pool created = pools.create(spec, caller);
         return HttpResponse.created(created, URI.create("/api/v1/pools/" + created.id()));
     }
 
     @Put("/{id}")
     @Allow(Role.ADMIN)
-    public Pool update(@PathVariable String id, @Nullable @Body PoolSpec spec, Caller caller) {
+    public Pool update(@PathVariable String id, @Nullable @Body PoolSpec spec, @Parameter(hidden = true) Caller caller) {
         return pools.update(id, spec, caller);
     }
 }

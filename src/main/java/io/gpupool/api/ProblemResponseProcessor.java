@@ -1,5 +1,6 @@
 package io.gpupool.api;
 
+import io.gpupool.problem.FieldChecks;
 import io.gpupool.problem.Problem;
 import io.gpupool.problem.ProblemException;
 import io.micronaut.context.annotation.Primary;
@@ -20,7 +21,9 @@ import java.util.UUID;
 
 /**
  * Renders every error the server produces (ours, routing, JSON parsing, validation, body size) as
- * RFC 7807 problem JSON. Unexpected failures get an opaque incident id instead of internals.
+ * RFC 7807 problem JSON. Unexpected failures get an opaque incident id instead of internals. The
+ * answer stays small whatever the input: messages quote excerpts ({@code FieldChecks.excerpt}), and
+ * here every text is escaped and cut again, so no message can echo a huge or malformed input.
  */
 @Singleton
 @Primary
@@ -39,10 +42,29 @@ public class ProblemResponseProcessor implements ErrorResponseProcessor<Problem>
         } else {
             problem = fromFramework(context, response.status());
         }
+        problem = bounded(problem);
         if (context.getRequest().getMethod() == HttpMethod.HEAD) {
             return (MutableHttpResponse<Problem>) response;
         }
         return response.body(problem).contentType(Problem.MEDIA_TYPE);
+    }
+
+    static final int MAX_DETAIL = 1024;
+    static final int MAX_ERROR = 512;
+    static final int MAX_ERRORS = 50;
+    static final int MAX_INSTANCE = 256;
+
+    private static Problem bounded(Problem p) {
+        List<String> errors = new ArrayList<>();
+        for (String e : p.errors() == null ? List.<String>of() : p.errors()) {
+            if (errors.size() == MAX_ERRORS) {
+                errors.add("… and " + (p.errors().size() - MAX_ERRORS) + " more");
+                break;
+            }
+            errors.add(FieldChecks.clip(String.valueOf(e), MAX_ERROR));
+        }
+        return new Problem(p.type(), p.title(), p.status(), p.detail() == null ? null : FieldChecks.clip(p.detail(), MAX_DETAIL),
+                p.instance() == null ? null : FieldChecks.clip(p.instance(), MAX_INSTANCE), errors);
     }
 
     private Problem fromFramework(ErrorContext context, HttpStatus status) {

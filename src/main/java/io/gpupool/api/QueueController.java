@@ -4,6 +4,7 @@ import io.gpupool.audit.DecisionLog;
 import io.gpupool.domain.decision.LoggedDecision;
 import io.gpupool.auth.Allow;
 import io.gpupool.auth.Caller;
+import io.swagger.v3.oas.annotations.Parameter;
 import io.gpupool.auth.Role;
 import io.gpupool.problem.ProblemException;
 import io.gpupool.domain.request.GpuRequest;
@@ -49,7 +50,7 @@ public class QueueController {
 
     @Get("/queues")
     @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
-    public Map<String, List<QueueEntry>> queues(Caller caller) {
+    public Map<String, List<QueueEntry>> queues(@Parameter(hidden = true) Caller caller) {
         PoolSnapshot snapshot = workingSet.current();
         Map<String, List<QueueEntry>> byPool = new LinkedHashMap<>();
         Map<String, Integer> lengths = new HashMap<>();
@@ -75,7 +76,7 @@ public class QueueController {
     @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
     public HttpResponse<List<LoggedDecision>> decisions(@Nullable @QueryValue String request, @Nullable @QueryValue String lease,
                                                         @Nullable @QueryValue String since, @Nullable @QueryValue Long after,
-                                                        @Nullable @QueryValue Integer limit, Caller caller,
+                                                        @Nullable @QueryValue Integer limit, @Parameter(hidden = true) Caller caller,
                                                         HttpRequest<?> http) {
         int max = limit == null ? MAX_DECISIONS : limit;
         if (max < 1 || max > MAX_DECISIONS) {
@@ -112,7 +113,7 @@ public class QueueController {
         try {
             return Instant.parse(since);
         } catch (DateTimeParseException e) {
-            throw ProblemException.invalid("since: an ISO-8601 instant such as 2026-01-05T12:00:00Z, was '" + since + "'");
+            throw ProblemException.invalid("since: an ISO-8601 instant such as 2026-01-05T12:00:00Z, was '" + io.gpupool.problem.FieldChecks.excerpt(since) + "'");
         }
     }
 }

@@ -2,6 +2,7 @@ package io.gpupool.api;
 
 import io.gpupool.auth.Allow;
 import io.gpupool.auth.Caller;
+import io.swagger.v3.oas.annotations.Parameter;
 import io.gpupool.auth.Role;
 import io.gpupool.quota.QuotaSpec;
 import io.gpupool.domain.tenancy.Quota;
@@ -34,13 +35,13 @@ public class QuotaController {
 
     @Get
     @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
-    public List<QuotaView> list(@Nullable @QueryValue String tenant, @Nullable @QueryValue String pool, Caller caller) {
+    public List<QuotaView> list(@Nullable @QueryValue String tenant, @Nullable @QueryValue String pool, @Parameter(hidden = true) Caller caller) {
         return quotas.views(tenant, pool, caller);
     }
 
     @Put
     @Allow(Role.ADMIN)
-    public HttpResponse<List<QuotaView>> put(@Nullable @Body QuotaSpec spec, Caller caller) {
+    public HttpResponse<List<QuotaView>> put(@Nullable @Body QuotaSpec spec, @Parameter(hidden = true) Caller caller) {
         boolean created = quotas.put(spec, caller);
         List<QuotaView> now = quotas.views(spec.tenant(), spec.pool(), caller);
         return HttpResponse.status(created ? HttpStatus.CREATED : HttpStatus.OK).body(now);

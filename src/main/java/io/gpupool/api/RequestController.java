@@ -5,6 +5,7 @@ import io.gpupool.audit.DecisionLog;
 import io.gpupool.domain.decision.LoggedDecision;
 import io.gpupool.auth.Allow;
 import io.gpupool.auth.Caller;
+import io.swagger.v3.oas.annotations.Parameter;
 import io.gpupool.auth.Role;
 import io.gpupool.governance.ActivePolicy;
 import io.gpupool.domain.lease.Lease;
@@ -66,7 +67,7 @@ public class RequestController {
     @Post
     @Allow({Role.ADMIN, Role.TENANT})
     public HttpResponse<?> submit(@Nullable @Body NewRequest body, @Nullable @Header("Idempotency-Key") String key,
-                                  Caller caller, HttpRequest<?> http) {
+                                  @Parameter(hidden = true) Caller caller, HttpRequest<?> http) {
         Outcome outcome = allocation.submit(body, key, caller);
         GpuRequest r = outcome.request();
         if (outcome.kind() == Outcome.Kind.REJECTED || outcome.kind() == Outcome.Kind.REFUSED) {
@@ -83,21 +84,21 @@ public class RequestController {
 
     @Get("/{id}")
     @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
-    public RequestAnswer get(@PathVariable String id, Caller caller) {
+    public RequestAnswer get(@PathVariable String id, @Parameter(hidden = true) Caller caller) {
         GpuRequest request = allocation.get(id, caller);
         return new RequestAnswer(request, lease(request, caller), allocation.positionOf(request));
     }
 
     @Delete("/{id}")
     @Allow({Role.ADMIN, Role.TENANT})
-    public RequestAnswer cancel(@PathVariable String id, Caller caller) {
+    public RequestAnswer cancel(@PathVariable String id, @Parameter(hidden = true) Caller caller) {
         GpuRequest cancelled = allocation.cancel(id, caller);
         return new RequestAnswer(cancelled, lease(cancelled, caller), 0);
     }
 
     @Get("/{id}/explain")
     @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
-    public Explanation explain(@PathVariable String id, Caller caller) {
+    public Explanation explain(@PathVariable String id, @Parameter(hidden = true) Caller caller) {
         GpuRequest request = allocation.get(id, caller);
         List<LoggedDecision> all = new ArrayList<>(decisions.forRequest(id));
         if (request.leaseId() != null) {

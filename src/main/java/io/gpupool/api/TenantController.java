@@ -2,6 +2,7 @@ package io.gpupool.api;
 
 import io.gpupool.auth.Allow;
 import io.gpupool.auth.Caller;
+import io.swagger.v3.oas.annotations.Parameter;
 import io.gpupool.auth.Role;
 import io.gpupool.tenant.TenantSpec;
 import io.gpupool.domain.tenancy.Tenant;
@@ -29,26 +30,26 @@ public class TenantController {
 
     @Get
     @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
-    public List<Tenant> list(Caller caller) {
+    public List<Tenant> list(@Parameter(hidden = true) Caller caller) {
         return tenants.visibleTo(caller);
     }
 
     @Get("/{id}")
     @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
-    public Tenant get(@PathVariable String id, Caller caller) {
+    public Tenant get(@PathVariable String id, @Parameter(hidden = true) Caller caller) {
         return tenants.get(id, caller);
     }
 
     @Post
     @Allow(Role.ADMIN)
-    public HttpResponse<Tenant> create(@Nullable @Body TenantSpec spec, Caller caller) {
+    public HttpResponse<Tenant> create(@Nullable @Body TenantSpec spec, @Parameter(hidden = true) Caller caller) {
         Tenant created = tenants.create(spec, caller);
         return HttpResponse.created(created, URI.create("/api/v1/tenants/" + created.id()));
     }
 
     @Put("/{id}")
     @Allow(Role.ADMIN)
-    public Tenant update(@PathVariable String id, @Nullable @Body TenantSpec spec, Caller caller) {
+    public Tenant update(@PathVariable String id, @Nullable @Body TenantSpec spec, @Parameter(hidden = true) Caller caller) {
         return tenants.update(id, spec, caller);
     }
 }

@@ -2,6 +2,7 @@ package io.gpupool.api;
 
 import io.gpupool.auth.Allow;
 import io.gpupool.auth.Caller;
+import io.swagger.v3.oas.annotations.Parameter;
 import io.gpupool.auth.IssuedToken;
 import io.gpupool.auth.Role;
 import io.gpupool.auth.TokenInfo;
@@ -27,12 +28,12 @@ public class TokenController {
         this.tokens = tokens;
     }
 
-    public record TokenRequest(String name, Role role, String tenantId) {
+    public record TokenRequest(String name, Role role, @Nullable String tenantId) {
     }
 
     @Post
     @Allow(Role.ADMIN)
-    public HttpResponse<IssuedToken> issue(@Nullable @Body TokenRequest body, Caller caller) {
+    public HttpResponse<IssuedToken> issue(@Nullable @Body TokenRequest body, @Parameter(hidden = true) Caller caller) {
         if (body == null) {
             throw ProblemException.invalid("A token request body is required: {name, role, tenantId?}");
         }
@@ -53,7 +54,7 @@ public class TokenController {
 
     @Get("/me")
     @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
-    public Caller me(Caller caller) {
+    public Caller me(@Parameter(hidden = true) Caller caller) {
         return caller;
     }
 }

@@ -63,7 +63,8 @@ public class AuthFilter {
 
     private static MutableHttpResponse<Problem> problem(HttpStatus status, String detail, HttpRequest<?> request) {
         return HttpResponse.<Problem>status(status)
-                .body(new Problem("about:blank", status.getReason(), status.getCode(), detail, request.getPath(), List.of()))
+                .body(new Problem("about:blank", status.getReason(), status.getCode(), detail,
+                        io.gpupool.problem.FieldChecks.clip(request.getPath(), 256), List.of()))
                 .contentType(Problem.MEDIA_TYPE);
     }
 }

@@ -29,8 +29,9 @@ public record Caller(String tokenId, String name, Role role, String tenantId) {
 
     public void requireReach(String ownerTenantId, PoolSnapshot snapshot) {
         if (!reaches(ownerTenantId, snapshot)) {
+            // Never names the owner: that another tenant holds this id is all a caller may learn.
             throw ProblemException.forbidden("Token '" + name + "' is bound to tenant '" + tenantId
-                    + "' and may not access tenant '" + ownerTenantId + "'");
+                    + "'; this is not yours (it belongs to a tenant outside that tenant and its teams)");
         }
     }
 

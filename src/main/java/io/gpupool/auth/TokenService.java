@@ -54,9 +54,18 @@ public class TokenService {
         return stored;
     }
 
+    /**
+     * A token's name is recorded as the author of what it does ({@link Caller#principal()}, at most
+     * 256 characters with its role and tenant), so it stays well under that.
+     */
+    static final int MAX_NAME = 100;
+
     public IssuedToken issue(String name, Role role, String tenantId, String createdBy) {
         if (name == null || name.isBlank()) {
             throw ProblemException.invalid("A token needs a name (who or what uses it)");
+        }
+        if (name.length() > MAX_NAME) {
+            throw ProblemException.invalid("name: at most " + MAX_NAME + " characters, got " + name.length());
         }
         if (role == null) {
             throw ProblemException.invalid("A token needs a role: admin, tenant or viewer");
@@ -87,7 +96,7 @@ public class TokenService {
     public TokenInfo revoke(String id) {
         ApiTokenRow row = tokens.findById(id).orElseThrow(() -> ProblemException.notFound("token", id));
         if (row.revokedAt() != null) {
-            throw ProblemException.conflict("Token '" + id + "' is already revoked");
+            throw ProblemException.conflict("Token '" + io.gpupool.problem.FieldChecks.excerpt(id) + "' is already revoked");
         }
         ApiTokenRow revoked = new ApiTokenRow(row.id(), row.name(), row.role(), row.tenantId(), row.tokenHash(),
                 row.createdBy(), row.createdAt(), clock.instant());

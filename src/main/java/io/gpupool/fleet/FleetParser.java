@@ -9,7 +9,9 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.gpupool.problem.FieldChecks;
 import io.gpupool.problem.ProblemException;
+import io.gpupool.problem.WellFormedText;
 
 /**
  * Reads a fleet document from JSON or YAML text. Strict on purpose: an unknown field is more likely a
@@ -33,10 +35,10 @@ final class FleetParser {
             }
             return doc;
         } catch (UnrecognizedPropertyException e) {
-            throw ProblemException.invalid("Unknown field '" + e.getPropertyName() + "' at " + location(e)
+            throw ProblemException.invalid("Unknown field '" + FieldChecks.excerpt(e.getPropertyName()) + "' at " + location(e)
                     + "; known fields: " + e.getKnownPropertyIds());
         } catch (InvalidFormatException e) {
-            throw ProblemException.invalid("Invalid value '" + e.getValue() + "' at " + location(e)
+            throw ProblemException.invalid("Invalid value '" + FieldChecks.excerpt(e.getValue()) + "' at " + location(e)
                     + (e.getTargetType().isEnum() ? "; expected one of " + java.util.Arrays.toString(e.getTargetType().getEnumConstants()) : ""));
         } catch (JsonProcessingException e) {
             throw ProblemException.invalid("Malformed fleet document at " + location(e) + ": " + e.getOriginalMessage());
@@ -64,6 +66,9 @@ final class FleetParser {
         return builder.enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
                 .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
                 .enable(MapperFeature.ACCEPT_CASE_INSENSITIVE_ENUMS)
+                .disable(DeserializationFeature.UNWRAP_SINGLE_VALUE_ARRAYS)
+                .disable(DeserializationFeature.ACCEPT_SINGLE_VALUE_AS_ARRAY)
+                .addModule(new WellFormedText())
                 .build();
     }
 }

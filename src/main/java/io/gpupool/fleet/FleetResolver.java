@@ -57,6 +57,8 @@ final class FleetResolver {
         List<Site> sites = new ArrayList<>();
         for (int i = 0; i < doc.sites().size(); i++) {
             SiteSpec s = doc.sites().get(i);
+            check.maxLength("sites[" + i + "].name", s.name(), 256);
+            check.maxLength("sites[" + i + "].region", s.region(), 128);
             sites.add(new Site(s.id(), orDefault(s.name(), s.id()), s.region()));
         }
         Map<String, String> siteOfCluster = new HashMap<>();
@@ -64,6 +66,8 @@ final class FleetResolver {
         List<Cluster> clusters = new ArrayList<>();
         for (int i = 0; i < doc.clusters().size(); i++) {
             ClusterSpec c = doc.clusters().get(i);
+            check.maxLength("clusters[" + i + "].name", c.name(), 256);
+            check.maxLength("clusters[" + i + "].interconnect", c.interconnect(), 128);
             check.reference("clusters[" + i + "].site", c.site(), siteIds, "site");
             siteOfCluster.put(c.id(), c.site());
             clusters.add(new Cluster(c.id(), c.site(), orDefault(c.name(), c.id()), c.interconnect()));
@@ -84,6 +88,7 @@ final class FleetResolver {
     private void resolveNode(String at, NodeSpec n, Set<String> clusterIds, Set<String> poolIds,
                              Map<String, String> siteOfCluster, List<Node> nodes, List<Device> devices) {
         check.reference(at + ".cluster", n.cluster(), clusterIds, "cluster");
+        check.maxLength(at + ".rack", n.rack(), 128);
         check.nonNegative(at + ".cpuMilli", n.cpuMilli());
         check.nonNegative(at + ".memoryMib", n.memoryMib());
         String siteId = siteOfCluster.get(n.cluster());
@@ -103,7 +108,8 @@ final class FleetResolver {
         String gAt = at + ".gpus";
         if (!check.range(gAt + ".count", count, 1, MAX_GPUS_PER_NODE)
                 | !check.positive(gAt + ".memoryMib", g.memoryMib())
-                | !check.text(gAt + ".model", g.model())) {
+                | !check.text(gAt + ".model", g.model())
+                | !check.maxLength(gAt + ".model", g.model(), 128)) {
             return;
         }
         if (g.pool() != null) {

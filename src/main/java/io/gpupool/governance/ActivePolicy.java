@@ -8,6 +8,7 @@ import jakarta.inject.Singleton;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -66,6 +67,11 @@ public class ActivePolicy {
             throw new IllegalStateException("Interrupted while waiting for the active policy", e);
         }
         return current.get();
+    }
+
+    /** The active policy if one is loaded, without waiting for the startup compile (metrics). */
+    public Optional<Active> peek() {
+        return Optional.ofNullable(current.get());
     }
 
     void swap(long version, CompiledPolicy policy) {

@@ -2,6 +2,7 @@ package io.gpupool.governance;
 
 import io.gpupool.policy.scenario.ScenarioSpec;
 import io.gpupool.policy.scenario.ScenarioSpec.RequestSpec;
+import io.micronaut.core.annotation.Nullable;
 
 import java.util.List;
 import java.util.Map;
@@ -11,6 +12,6 @@ import java.util.Map;
  * the input is the live pool plus {@code requests}, or a whole {@code scenario} (the policy-test
  * format: a small pool, requests, a clock) when given.
  */
-public record DryRunRequest(Long candidateVersion, Map<String, String> files, ScenarioSpec scenario,
-                            List<RequestSpec> requests) {
+public record DryRunRequest(@Nullable Long candidateVersion, @Nullable Map<String, String> files,
+                            @Nullable ScenarioSpec scenario, @Nullable List<RequestSpec> requests) {
 }

@@ -1,5 +1,7 @@
 package io.gpupool.governance;
 
+import io.micronaut.context.event.ApplicationEventPublisher;
+import jakarta.inject.Inject;
 import io.gpupool.policy.check.PolicyValidator;
 import io.gpupool.policy.check.ValidationReport;
 import io.gpupool.policy.engine.CompiledPolicy;
@@ -54,6 +56,9 @@ public class PolicyLifecycle {
     /** Lazily: the live fleet is the working set's, which need not exist before the default set is stored. */
     private final BeanProvider<LiveFleetCheck> fleetCheck;
     private final ReentrantLock lock = new ReentrantLock(true);
+    /** Field-injected so that the constructor tests use stays as it is; without a context nobody counts. */
+    @Inject
+    ApplicationEventPublisher<PolicyValidationFailed> refused = ApplicationEventPublisher.noOp();
 
     PolicyLifecycle(RuleSetVersionRepository versions, PolicyActiveRepository activeRow, PolicyHistory history,
                     PolicyValidator validator, ActivePolicy active, TransactionOperations<Connection> tx, Clock clock,
@@ -148,6 +153,7 @@ public class PolicyLifecycle {
                             diff.added(), diff.removed(), diff.changed(), diff.unifiedDiff(),
                             String.join("\n", validation.errorLines()));
                 });
+                refused.publishEvent(new PolicyValidationFailed(PolicyValidationFailed.UPLOAD, validation.errorLines().size()));
                 List<String> incoherent = validation.messages().stream()
                         .filter(m -> m.isError() && m.stage() == PolicyMessage.Stage.COHERENCE).map(PolicyMessage::text).toList();
                 throw new ProblemException(ProblemException.Kind.UNPROCESSABLE, "Rule set rejected", "The rule set did not validate: "
@@ -180,6 +186,7 @@ public class PolicyLifecycle {
     }
 
     private ActivationResult activate(long version, String author, String message, boolean rollback, boolean checkFleet) {
+        requireShort(message);
         writerLock.ensureHeld();
         lock.lock();
         try {
@@ -211,6 +218,7 @@ public class PolicyLifecycle {
                     return history.append(HistoryEvent.ACTIVATION_FAILED, version, row.contentHash(), author,
                             why, now, diff.added(), diff.removed(), diff.changed(), diff.unifiedDiff(), String.join("\n", errors));
                 });
+                refused.publishEvent(new PolicyValidationFailed(PolicyValidationFailed.ACTIVATION, errors.size()));
                 throw new ProblemException(ProblemException.Kind.UNPROCESSABLE, "Activation refused", PolicyVersion.label(version)
                         + (report.valid() ? " does not keep what it grants on the live fleet: " + String.join("; ",
                         blocking.stream().map(PolicyMessage::text).toList()) : " no longer validates")
@@ -264,6 +272,16 @@ public class PolicyLifecycle {
     private static void requireMessage(String message) {
         if (message == null || message.isBlank()) {
             throw ProblemException.invalid("A change message is required: say why the policy changes");
+        }
+        requireShort(message);
+    }
+
+    /** A change message is a sentence or a paragraph for the history, not a document. */
+    static final int MAX_MESSAGE = 4096;
+
+    private static void requireShort(String message) {
+        if (message != null && message.length() > MAX_MESSAGE) {
+            throw ProblemException.invalid("message: at most " + MAX_MESSAGE + " characters, got " + message.length());
         }
     }
 

@@ -28,7 +28,7 @@ public record DeviceFilter(String model, String node, String cluster, String sit
         return switch (text) {
             case "known" -> true;
             case "unknown" -> false;
-            default -> throw ProblemException.invalid("catalog filter must be 'known' or 'unknown', was '" + text + "'");
+            default -> throw ProblemException.invalid("catalog filter must be 'known' or 'unknown', was '" + io.gpupool.problem.FieldChecks.excerpt(text) + "'");
         };
     }
 

@@ -13,7 +13,7 @@ public record LabelSelector(String key, String value) {
         }
         int eq = text.indexOf('=');
         if (text.isBlank() || eq == 0) {
-            throw ProblemException.invalid("label filter must be 'key' or 'key=value', was '" + text + "'");
+            throw ProblemException.invalid("label filter must be 'key' or 'key=value', was '" + io.gpupool.problem.FieldChecks.excerpt(text) + "'");
         }
         return eq < 0 ? new LabelSelector(text, null) : new LabelSelector(text.substring(0, eq), text.substring(eq + 1));
     }

@@ -54,8 +54,10 @@ public class LeaseService {
         Lease released = workingSet.write((before, changes) -> {
             Lease lease = held(before, id, () -> changes.findLease(id).orElse(null));
             Lease ended = LeaseTransitions.end(lease, LeaseState.RELEASED);
+            Instant now = clock.instant();
             changes.update(ended).log(LoggedDecision.of(DecisionAction.RELEASE, lease.requestId(), id, lease.tenantId(),
-                    List.of(), null, "RELEASED_BY_HOLDER", "Released by " + caller.principal()), clock.instant());
+                    List.of(), null, "RELEASED_BY_HOLDER", "Released by " + caller.principal()), now);
+            changes.endRequestOf(ended, now);
             return ended;
         });
         usage.forget(id);
@@ -100,7 +102,7 @@ public class LeaseService {
             List<UsageReport.GpuUsage> gpus = report == null || report.gpus() == null ? List.of() : report.gpus();
             for (UsageReport.GpuUsage g : gpus) {
                 if (!devices.contains(g.deviceId())) {
-                    throw ProblemException.invalid("Device '" + g.deviceId() + "' is not part of lease " + id);
+                    throw ProblemException.invalid("Device '" + io.gpupool.problem.FieldChecks.excerpt(g.deviceId()) + "' is not part of lease " + id);
                 }
                 double pct = g.utilisationPercent() == null ? -1 : g.utilisationPercent();
                 if (pct < 0 || pct > 100) {

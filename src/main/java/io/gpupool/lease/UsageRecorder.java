@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalDouble;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -55,6 +56,17 @@ public class UsageRecorder {
             while (!samples.isEmpty() && samples.peekFirst().at().isBefore(at.minus(KEEP))) {
                 samples.removeFirst();
             }
+        }
+    }
+
+    /** The utilisation (0–1) of the lease's latest sample within the window; empty if it has reported none. */
+    public OptionalDouble latest(String leaseId) {
+        Deque<UsageSample> samples = byLease.get(leaseId);
+        if (samples == null) {
+            return OptionalDouble.empty();
+        }
+        synchronized (samples) {
+            return samples.isEmpty() ? OptionalDouble.empty() : OptionalDouble.of(samples.peekLast().utilisation());
         }
     }
 

@@ -39,7 +39,7 @@ public class PoolService {
         require(spec);
         return save(spec, "api:create-pool", caller, before -> {
             if (before.pool(spec.id()).isPresent()) {
-                throw ProblemException.conflict("Pool '" + spec.id() + "' already exists");
+                throw ProblemException.conflict("Pool '" + io.gpupool.problem.FieldChecks.excerpt(spec.id()) + "' already exists");
             }
         });
     }
@@ -47,7 +47,8 @@ public class PoolService {
     public Pool update(String id, PoolSpec spec, Caller caller) {
         require(spec);
         if (!id.equals(spec.id())) {
-            throw ProblemException.invalid("The body's id '" + spec.id() + "' differs from the path's '" + id + "'");
+            throw ProblemException.invalid("The body's id '" + io.gpupool.problem.FieldChecks.excerpt(spec.id()) + "' differs from the path's '"
+                    + io.gpupool.problem.FieldChecks.excerpt(id) + "'");
         }
         return save(spec, "api:update-pool", caller, before -> {
             if (before.pool(id).isEmpty()) {

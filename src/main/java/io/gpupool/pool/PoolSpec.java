@@ -1,8 +1,9 @@
 package io.gpupool.pool;
 
+import io.micronaut.core.annotation.Nullable;
 import io.gpupool.domain.tenancy.PoolTier;
 
 /** A pool as an admin states it (REST body, fleet document); {@link Pools} checks it and makes the record. */
-public record PoolSpec(String id, String name, PoolTier tier, String placementStrategy, Boolean sharingAllowed,
-                       String description) {
+public record PoolSpec(String id, @Nullable String name, PoolTier tier, @Nullable String placementStrategy,
+                       @Nullable Boolean sharingAllowed, @Nullable String description) {
 }

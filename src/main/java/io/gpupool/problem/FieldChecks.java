@@ -11,7 +11,54 @@ public final class FieldChecks {
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
     private final List<String> errors = new ArrayList<>();
 
+    /** How much of a caller's value a message quotes: enough to recognise it, never the whole of a huge input. */
+    public static final int EXCERPT = 64;
+
     public FieldChecks() {
+    }
+
+    /**
+     * A short, escaped quotation of a caller's value for a message: at most {@link #EXCERPT}
+     * characters (then "…" and the length), control characters and lone surrogates as JSON-style u-escapes,
+     * so an answer never grows with the input nor carries text a strict JSON parser refuses.
+     */
+    public static String excerpt(Object value) {
+        return clip(value == null ? "null" : value.toString(), EXCERPT);
+    }
+
+    /** {@code text} escaped as {@link #excerpt} does, cut after {@code max} characters. */
+    public static String clip(String text, int max) {
+        StringBuilder out = new StringBuilder(Math.min(text.length(), max) + 24);
+        int shown = 0;
+        int i = 0;
+        for (; i < text.length() && shown < max; i++, shown++) {
+            char c = text.charAt(i);
+            boolean pair = Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1));
+            if (pair) {
+                out.append(c).append(text.charAt(++i));
+            } else if (Character.isISOControl(c) || Character.isSurrogate(c) || c == '\u2028' || c == '\u2029') {
+                out.append(String.format("\\u%04x", (int) c));
+            } else {
+                out.append(c);
+            }
+        }
+        if (i < text.length()) {
+            out.append("…(").append(text.length()).append(" characters)");
+        }
+        return out.toString();
+    }
+
+    /** Whether {@code text} is well-formed UTF-16: every surrogate is half of a pair (a lone one has no UTF-8 form). */
+    public static boolean wellFormed(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     public void error(String message) {
@@ -20,7 +67,7 @@ public final class FieldChecks {
 
     public boolean identifier(String at, String id) {
         if (id == null || !IDENTIFIER.matcher(id).matches()) {
-            error(at + ": '" + id + "' is not a valid id (letters, digits, '.', '_', '-'; at most 128; starts with a letter or digit)");
+            error(at + ": '" + excerpt(id) + "' is not a valid id (letters, digits, '.', '_', '-'; at most 128; starts with a letter or digit)");
             return false;
         }
         return true;
@@ -53,7 +100,7 @@ public final class FieldChecks {
         if (id == null) {
             error(at + ": is required");
         } else if (!known.contains(id)) {
-            error(at + ": unknown " + what + " '" + id + "'");
+            error(at + ": unknown " + what + " '" + excerpt(id) + "'");
         }
     }
 
@@ -97,7 +144,7 @@ public final class FieldChecks {
         for (int i = 0; i < ids.size(); i++) {
             String id = ids.get(i);
             if (identifier(section + "[" + i + "].id", id) && !inSection.add(id)) {
-                error(section + "[" + i + "].id: duplicate id '" + id + "' in the document");
+                error(section + "[" + i + "].id: duplicate id '" + excerpt(id) + "' in the document");
             }
             all.add(id);
         }

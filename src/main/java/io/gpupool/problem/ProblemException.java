@@ -40,7 +40,7 @@ public class ProblemException extends RuntimeException {
     public List<String> errors() { return errors; }
 
     public static ProblemException notFound(String what, String id) {
-        return new ProblemException(Kind.NOT_FOUND, "Not found", "Unknown " + what + " '" + id + "'", List.of());
+        return new ProblemException(Kind.NOT_FOUND, "Not found", "Unknown " + what + " '" + FieldChecks.excerpt(id) + "'", List.of());
     }
 
     public static ProblemException conflict(String detail) {

@@ -28,6 +28,7 @@ public final class Quotas {
             String at = "quotas[" + i + "]";
             check.reference(at + ".tenant", q.tenant(), tenantIds, "tenant");
             check.reference(at + ".pool", q.pool(), poolIds, "pool");
+            check.maxLength(at + ".model", q.model(), 128);
             int guaranteed = q.guaranteedGpus() == null ? 0 : q.guaranteedGpus();
             int borrowing = q.borrowingLimit() == null ? 0 : q.borrowingLimit();
             int lending = q.lendingLimit() == null ? guaranteed : q.lendingLimit();

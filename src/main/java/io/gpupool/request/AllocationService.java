@@ -121,7 +121,12 @@ public class AllocationService {
         get(id, caller);
         return workingSet.write((before, changes) -> {
             GpuRequest request = changes.findRequest(id).orElseThrow(() -> ProblemException.notFound("request", id));
-            if (request.state() == RequestState.REJECTED || request.state() == RequestState.CANCELLED) {
+            if (request.state() == RequestState.ENDED) {
+                String lease = changes.findLease(String.valueOf(request.leaseId())).map(l -> " " + l.id() + " was " + l.state())
+                        .orElse(" ended");
+                throw ProblemException.conflict("Request " + id + " has ended: its lease" + lease + "; there is nothing to cancel");
+            }
+            if (request.state().isFinal()) {
                 throw ProblemException.conflict("Request " + id + " is already " + request.state());
             }
             Instant now = clock.instant();
@@ -189,7 +194,7 @@ public class AllocationService {
     /** An Idempotency-Key names one ask: reusing it for a different ask is a client bug, not a retry. */
     private static void requireSameAsk(GpuRequest earlier, GpuRequest retried, String key) {
         if (!earlier.sameAskAs(retried)) {
-            throw ProblemException.unprocessable("Idempotency-Key '" + key + "' was used for a different request ("
+            throw ProblemException.unprocessable("Idempotency-Key '" + io.gpupool.problem.FieldChecks.excerpt(key) + "' was used for a different request ("
                     + earlier.id() + ": " + earlier.gpus() + " × " + earlier.kind() + "); use a new key for a new request",
                     java.util.List.of());
         }
@@ -199,7 +204,7 @@ public class AllocationService {
         Outcome.Kind kind = switch (earlier.state()) {
             case PLACED -> Outcome.Kind.PLACED;
             case REJECTED -> Outcome.Kind.REJECTED;
-            case CANCELLED -> Outcome.Kind.ENDED;
+            case CANCELLED, ENDED -> Outcome.Kind.ENDED;
             case QUEUED -> Outcome.Kind.QUEUED;
         };
         return new Outcome(earlier, lease.orElse(null), kind,

@@ -1,5 +1,6 @@
 package io.gpupool.request;
 
+import io.micronaut.core.annotation.Nullable;
 import io.gpupool.allocator.TopologyScope;
 import io.gpupool.domain.lease.WorkloadKind;
 import io.gpupool.problem.FieldChecks;
@@ -12,10 +13,11 @@ import java.util.List;
  * members are placed all-or-nothing; {@code topology} is ANY, NODE, NVLINK_DOMAIN or RACK;
  * {@code requires} lists profile labels every GPU it gets must carry (training-fit, nvlink, …).
  */
-public record NewRequest(String tenant, WorkloadKind kind, Integer gpus, Integer milliPerGpu, String migProfile,
-                         List<String> models, Long minGpuMemoryMib, Integer gangSize, TopologyScope topology,
-                         Boolean topologyRequired, String pool, String priorityClass, Boolean preemptible,
-                         Long ttlSeconds, List<String> requires) {
+public record NewRequest(String tenant, WorkloadKind kind, Integer gpus, @Nullable Integer milliPerGpu,
+                         @Nullable String migProfile, @Nullable List<String> models, @Nullable Long minGpuMemoryMib,
+                         @Nullable Integer gangSize, @Nullable TopologyScope topology, @Nullable Boolean topologyRequired,
+                         @Nullable String pool, @Nullable String priorityClass, @Nullable Boolean preemptible,
+                         @Nullable Long ttlSeconds, @Nullable List<String> requires) {
 
     static final int MAX_REQUIRED_LABELS = 16;
     private static final java.util.regex.Pattern LABEL = java.util.regex.Pattern.compile("[a-z0-9]([a-z0-9.-]{0,61}[a-z0-9])?");

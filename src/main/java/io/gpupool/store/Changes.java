@@ -159,6 +159,18 @@ public final class Changes {
         return this;
     }
 
+    /**
+     * The request of {@code ended}, a lease that just ended, is ENDED in the same commit, so no
+     * reader ever sees a PLACED request without a live lease. A request holds at most one lease; one
+     * that moved on (requeued after a device failure, cancelled) is left as it is.
+     */
+    public Changes endRequestOf(Lease ended, Instant at) {
+        findRequest(ended.requestId())
+                .filter(r -> r.state() == io.gpupool.domain.request.RequestState.PLACED && ended.id().equals(r.leaseId()))
+                .ifPresent(r -> update(r.with(io.gpupool.domain.request.RequestState.ENDED, r.priority(), r.leaseId(), null, at)));
+        return this;
+    }
+
     public Changes insert(Lease lease) {
         rows.add(Kind.LEASE_INSERT, lease, false);
         next.lease(lease);
@@ -176,8 +188,8 @@ public final class Changes {
     /** Appends to the decision log: the entry commits or rolls back with the change it explains. */
     public Changes log(LoggedDecision d, Instant at) {
         logged.add(d);
-        rows.add(Kind.DECISION, new DecisionLogRow(null, at, d.action().name(), d.requestId(), d.leaseId(),
-                d.tenantId(), RuleNamesCodec.encode(d.ruleNames()), d.policyVersion(), d.reasonCode(), d.message()), false);
+        rows.log(d, new DecisionLogRow(null, at, d.action().name(), d.requestId(), d.leaseId(),
+                d.tenantId(), RuleNamesCodec.encode(d.ruleNames()), d.policyVersion(), d.reasonCode(), d.message()));
         return this;
     }
 

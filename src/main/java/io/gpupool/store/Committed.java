@@ -1,5 +1,6 @@
 package io.gpupool.store;
 
+import io.gpupool.domain.decision.LoggedDecision;
 import io.gpupool.domain.inventory.Device;
 import io.gpupool.domain.inventory.DeviceProfile;
 import io.gpupool.domain.lease.Lease;
@@ -21,17 +22,22 @@ import java.util.List;
  * @param devices  devices inserted or updated, their new values
  * @param profiles device profiles derived anew, their new values
  * @param tenancy  whether pools, tenants or quotas changed
+ * @param decisions decision log entries this commit appended, in order
+ * @param writes   how many writes the commit served (the writer's group-commit batch size)
  */
 public record Committed(PoolSnapshot before, PoolSnapshot after, List<Lease> leases, List<GpuRequest> requests,
-                        List<Device> devices, List<DeviceProfile> profiles, boolean tenancy) {
+                        List<Device> devices, List<DeviceProfile> profiles, boolean tenancy,
+                        List<LoggedDecision> decisions, int writes) {
 
-    static Committed of(PoolSnapshot before, PoolSnapshot after, List<RowBuffer> rows) {
+    static Committed of(PoolSnapshot before, PoolSnapshot after, List<RowBuffer> rows, int writes) {
+        List<LoggedDecision> decisions = new ArrayList<>();
         List<Lease> leases = new ArrayList<>();
         List<GpuRequest> requests = new ArrayList<>();
         List<Device> devices = new ArrayList<>();
         List<DeviceProfile> profiles = new ArrayList<>();
         boolean tenancy = false;
         for (RowBuffer buffer : rows) {
+            decisions.addAll(buffer.decisions());
             for (RowBuffer.Op op : buffer.ops()) {
                 switch (op.kind()) {
                     case LEASE_INSERT, LEASE_UPDATE -> leases.add((Lease) op.row());
@@ -43,10 +49,11 @@ public record Committed(PoolSnapshot before, PoolSnapshot after, List<Lease> lea
                 }
             }
         }
-        return new Committed(before, after, leases, requests, devices, profiles, tenancy);
+        return new Committed(before, after, leases, requests, devices, profiles, tenancy, decisions, writes);
     }
 
     public boolean isEmpty() {
-        return leases.isEmpty() && requests.isEmpty() && devices.isEmpty() && profiles.isEmpty() && !tenancy;
+        return leases.isEmpty() && requests.isEmpty() && devices.isEmpty() && profiles.isEmpty() && !tenancy
+                && decisions.isEmpty();
     }
 }

@@ -1,5 +1,6 @@
 package io.gpupool.store;
 
+import io.gpupool.domain.decision.LoggedDecision;
 import io.gpupool.domain.lease.Lease;
 import io.gpupool.domain.request.GpuRequest;
 
@@ -26,13 +27,24 @@ final class RowBuffer {
     }
 
     private final List<Op> ops = new ArrayList<>();
+    /** The decisions logged here as the domain records their DECISION rows were made of (for {@link Committed}). */
+    private final List<LoggedDecision> decisions = new ArrayList<>();
 
     void add(Kind kind, Object row, boolean exists) {
         ops.add(new Op(kind, row, exists));
     }
 
+    void log(LoggedDecision decision, Object row) {
+        add(Kind.DECISION, row, false);
+        decisions.add(decision);
+    }
+
     List<Op> ops() {
         return ops;
+    }
+
+    List<LoggedDecision> decisions() {
+        return decisions;
     }
 
     boolean isEmpty() {

@@ -266,7 +266,7 @@ public class WorkingSet {
         committedBatches++;
         List<RowBuffer> rows = new ArrayList<>();
         writes.forEach(w -> rows.addAll(w.stagedRows()));
-        Committed change = Committed.of(previous, last, rows);
+        Committed change = Committed.of(previous, last, rows, writes.size());
         if (!change.isEmpty()) {
             try {
                 committed.publishEvent(change);

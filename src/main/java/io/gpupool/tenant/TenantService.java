@@ -43,7 +43,7 @@ public class TenantService {
         require(spec);
         return save(spec, "api:create-tenant", caller, before -> {
             if (before.tenant(spec.id()).isPresent()) {
-                throw ProblemException.conflict("Tenant '" + spec.id() + "' already exists");
+                throw ProblemException.conflict("Tenant '" + io.gpupool.problem.FieldChecks.excerpt(spec.id()) + "' already exists");
             }
         });
     }
@@ -51,7 +51,8 @@ public class TenantService {
     public Tenant update(String id, TenantSpec spec, Caller caller) {
         require(spec);
         if (!id.equals(spec.id())) {
-            throw ProblemException.invalid("The body's id '" + spec.id() + "' differs from the path's '" + id + "'");
+            throw ProblemException.invalid("The body's id '" + io.gpupool.problem.FieldChecks.excerpt(spec.id()) + "' differs from the path's '"
+                    + io.gpupool.problem.FieldChecks.excerpt(id) + "'");
         }
         return save(spec, "api:update-tenant", caller, before -> {
             if (before.tenant(id).isEmpty()) {

@@ -29,6 +29,8 @@ public final class TenantTree {
         List<Tenant> tenants = new ArrayList<>();
         for (int i = 0; i < specs.size(); i++) {
             TenantSpec t = specs.get(i);
+            check.maxLength("tenants[" + i + "].name", t.name(), 256);
+            check.maxLength("tenants[" + i + "].costCenter", t.costCenter(), 128);
             if (t.parent() != null) {
                 check.reference("tenants[" + i + "].parent", t.parent(), tenantIds, "tenant");
             }
@@ -40,7 +42,7 @@ public final class TenantTree {
             Set<String> seen = new HashSet<>();
             for (String at = t.id(); at != null; at = parents.get(at)) {
                 if (!seen.add(at)) {
-                    check.error("tenants: '" + t.id() + "' is its own ancestor (parent cycle)");
+                    check.error("tenants: '" + FieldChecks.excerpt(t.id()) + "' is its own ancestor (parent cycle)");
                     break;
                 }
             }

@@ -79,7 +79,7 @@ class PackageRulesTest {
                 .should().dependOnClassesThat().resideInAnyPackage(
                         "io.gpupool", "io.gpupool.allocator..", "io.gpupool.api..", "io.gpupool.audit..",
                         "io.gpupool.auth..", "io.gpupool.catalog..", "io.gpupool.config..", "io.gpupool.fleet..", "io.gpupool.governance..",
-                        "io.gpupool.inventory..", "io.gpupool.lease..", "io.gpupool.policy..", "io.gpupool.pool..",
+                        "io.gpupool.inventory..", "io.gpupool.lease..", "io.gpupool.metrics..", "io.gpupool.policy..", "io.gpupool.pool..",
                         "io.gpupool.problem..", "io.gpupool.quota..", "io.gpupool.replay..", "io.gpupool.request..",
                         "io.gpupool.snapshot..", "io.gpupool.store..", "io.gpupool.tenant..", "io.gpupool.cli..")
                 .check(classes);
@@ -106,6 +106,7 @@ class PackageRulesTest {
                 .layer("profile").definedBy("io.gpupool.profile..")
                 .layer("request").definedBy("io.gpupool.request..")
                 .layer("replay").definedBy("io.gpupool.replay..")
+                .layer("metrics").definedBy("io.gpupool.metrics..")
                 .layer("api").definedBy("io.gpupool.api..")
                 .layer("cli").definedBy("io.gpupool.cli..")
                 .layer("application").definedBy("io.gpupool")
@@ -128,8 +129,10 @@ class PackageRulesTest {
                 .whereLayer("request").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "policy",
                         "allocator", "audit", "auth", "governance", "lease")
                 .whereLayer("replay").mayOnlyAccessLayers("domain", "snapshot", "allocator")
+                .whereLayer("metrics").mayOnlyAccessLayers("domain", "snapshot", "store", "governance", "tenancy", "lease",
+                        "request")
                 .whereLayer("api").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "policy", "audit",
-                        "auth", "governance", "inventory", "tenancy", "lease", "fleet", "profile", "request")
+                        "auth", "governance", "inventory", "tenancy", "lease", "fleet", "profile", "request", "metrics")
                 .whereLayer("cli").mayNotAccessAnyLayer()
                 .whereLayer("application").mayOnlyAccessLayers("replay", "cli")
                 .whereLayer("api").mayNotBeAccessedByAnyLayer();

@@ -107,7 +107,10 @@ class PreemptionApiTest {
 
         assertThat(newcomer.status()).as("a request arriving as the grace period ends: " + newcomer.body()).isEqualTo(202);
         assertThat(newcomer.body().at("/request/whyPending/blockedBy").asText()).isEqualTo("CAPACITY");
-        assertThat(api.get("/api/v1/leases/" + borrowedLease, speech).body().get("state").asText()).isEqualTo("PREEMPTED");
+        JsonNode preempted = api.get("/api/v1/leases/" + borrowedLease, speech).body();
+        assertThat(preempted.get("state").asText()).isEqualTo("PREEMPTED");
+        assertThat(api.get("/api/v1/requests/" + preempted.get("requestId").asText(), speech).body().at("/request/state").asText())
+                .as("the request of a preempted lease").isEqualTo("ENDED");
         Reply placed = api.get("/api/v1/requests/" + visionRequest, vision);
         assertThat(placed.body().at("/request/state").asText()).isEqualTo("PLACED");
         assertThat(placed.body().at("/lease/borrowed").asBoolean()).isFalse();

@@ -48,6 +48,10 @@ class ReclamationApiTest {
         return reply;
     }
 
+    private String requestState(Reply placed) {
+        return api.get("/api/v1/requests/" + placed.body().at("/request/id").asText(), vision).body().at("/request/state").asText();
+    }
+
     private String lastAction(String lease) {
         List<String> actions = api.get("/api/v1/decisions?lease=" + lease, vision).body().findValuesAsText("action");
         return actions.get(actions.size() - 1);
@@ -55,12 +59,14 @@ class ReclamationApiTest {
 
     @Test
     void aLeasePastItsTtlIsExpiredByThePolicySweep() {
-        String lease = place(request("vision", "dev", 1, "ttlSeconds", 60)).body().at("/lease/id").asText();
+        Reply placed = place(request("vision", "dev", 1, "ttlSeconds", 60));
+        String lease = placed.body().at("/lease/id").asText();
         clock.advance(Duration.ofMinutes(2));
 
         scheduler.runOnce();
 
         assertThat(api.get("/api/v1/leases/" + lease, vision).body().get("state").asText()).isEqualTo("EXPIRED");
+        assertThat(requestState(placed)).as("the request of an expired lease").isEqualTo("ENDED");
         assertThat(lastAction(lease)).isEqualTo("EXPIRE");
         assertThat(api.get("/api/v1/decisions?lease=" + lease, vision).body().toString())
                 .contains("Lease past its TTL is reclaimed");
@@ -90,7 +96,8 @@ class ReclamationApiTest {
 
     @Test
     void anIdleTrainingLeaseGetsANoticeThenIsReclaimedAfterTheGracePeriod() {
-        String lease = place(request("vision", "training", 2, "pool", "training")).body().at("/lease/id").asText();
+        Reply placed = place(request("vision", "training", 2, "pool", "training"));
+        String lease = placed.body().at("/lease/id").asText();
         String device = api.get("/api/v1/leases/" + lease, vision).body().at("/shares/0/deviceId").asText();
         for (int minute = 0; minute <= 75; minute += 5) {
             api.post("/api/v1/leases/" + lease + "/heartbeat", Map.of("gpus",
@@ -108,6 +115,7 @@ class ReclamationApiTest {
         scheduler.runOnce();
 
         assertThat(api.get("/api/v1/leases/" + lease, vision).body().get("state").asText()).isEqualTo("RECLAIMED");
+        assertThat(requestState(placed)).as("the request of a reclaimed lease").isEqualTo("ENDED");
         assertThat(api.get("/api/v1/decisions?lease=" + lease, vision).body().toString())
                 .contains("Training or experiment idle for an hour is reclaimed");
     }

@@ -67,7 +67,7 @@ class RequestValidationApiTest {
                 arguments("an unknown kind", request("vision", "mining", 1), 400, "mining"),
                 arguments("an unknown tenant", request("nobody", "training", 1), 404, "Unknown tenant 'nobody'"),
                 arguments("an unknown pool", request("vision", "training", 1, "pool", "moon"), 404, "Unknown pool 'moon'"),
-                arguments("another org's tenant", request("other-org", "training", 1), 403, "may not access tenant"),
+                arguments("another org's tenant", request("other-org", "training", 1), 403, "not yours"),
                 arguments("a priority class longer than its column", request("vision", "training", 1, "priorityClass",
                         "p".repeat(65)), 400, "priorityClass: at most 64 characters"),
                 arguments("a MIG profile longer than its column", request("vision", "dev", 1, "migProfile",

@@ -156,7 +156,8 @@ public final class PoolInvariants {
     }
 
     private static void accounting(Connection c, List<String> broken) throws SQLException {
-        Set<String> states = Set.of("PLACED", "QUEUED", "REJECTED", "CANCELLED");
+        Set<String> states = Set.of("PLACED", "QUEUED", "REJECTED", "CANCELLED", "ENDED");
+        Set<String> holding = Set.of("ACTIVE", "PREEMPTING");
         Map<String, String[]> leases = new HashMap<>();
         rows(c, "SELECT id, request_id, state FROM lease").forEach(r -> leases.put(r[0], r));
         Set<String> requests = new HashSet<>();
@@ -167,6 +168,11 @@ public final class PoolInvariants {
             }
             if ("PLACED".equals(r[1]) && (r[2] == null || !leases.containsKey(r[2]) || !r[0].equals(leases.get(r[2])[1]))) {
                 broken.add("request " + r[0] + " is PLACED but its lease " + r[2] + " does not exist or is not its own");
+            } else if ("PLACED".equals(r[1]) && !holding.contains(leases.get(r[2])[2])) {
+                broken.add("request " + r[0] + " is PLACED but its lease " + r[2] + " is " + leases.get(r[2])[2]);
+            }
+            if ("ENDED".equals(r[1]) && (r[2] == null || !leases.containsKey(r[2]) || holding.contains(leases.get(r[2])[2]))) {
+                broken.add("request " + r[0] + " is ENDED but its lease " + r[2] + " is missing or still holds GPUs");
             }
         }
         for (String[] l : leases.values()) {

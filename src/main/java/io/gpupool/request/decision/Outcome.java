@@ -20,7 +20,7 @@ public record Outcome(GpuRequest request, Lease lease, Kind kind, int queuePosit
          * Like invalid input, nothing is stored; the request's why-pending says why.
          */
         REFUSED,
-        /** A retried key whose request has ended (cancelled): shown as it is. */
+        /** A retried key whose request has ended (cancelled, or its lease ended): shown as it is, with that lease. */
         ENDED
     }
 }

@@ -72,7 +72,7 @@ final class RequestPlanner {
         if (request.poolId() != null) {
             if (!pools.contains(request.poolId())) {
                 return new Attempt.Rejected(admission.get(), "POOL_NOT_ADMITTED", "Policy admits this request to "
-                        + pools + ", not to the requested pool '" + request.poolId() + "'");
+                        + pools + ", not to the requested pool '" + io.gpupool.problem.FieldChecks.excerpt(request.poolId()) + "'");
             }
             pools = List.of(request.poolId());
         }

@@ -253,6 +253,7 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
                         notice == null ? List.of() : notice.ruleNames(), notice == null ? null : notice.policyVersion(),
                         notice == null ? "GRACE_ENDED" : notice.reasonCode(),
                         "Grace period ended at " + current.deadline() + "; GPUs taken back"), now);
+                changes.endRequestOf(gone, now);
                 ended++;
             }
             return ended;
@@ -310,6 +311,8 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
                                 + (immediate ? "" : "; GPUs are taken at " + changed.deadline())), now);
                 if (order.cause() == ReclaimCause.UNHEALTHY_DEVICE) {
                     requeue(changes, lease, order, now);
+                } else if (immediate) {
+                    changes.endRequestOf(changed, now);
                 }
                 return changed;
             });
