@@ -1,5 +1,6 @@
 package io.gpupool;
 
+import io.gpupool.cli.Cli;
 import io.gpupool.replay.ReplayCommand;
 import io.micronaut.runtime.Micronaut;
 import io.swagger.v3.oas.annotations.OpenAPIDefinition;
@@ -9,7 +10,9 @@ import io.swagger.v3.oas.annotations.security.SecurityRequirement;
 import io.swagger.v3.oas.annotations.security.SecurityScheme;
 
 /**
- * Entry point: starts the REST service; {@code replay ...} runs the offline replay harness instead.
+ * Entry point: with no arguments, {@code serve …} or only Micronaut properties it starts the REST
+ * service; {@code replay …} runs the offline replay harness; anything else is the command line
+ * ({@link Cli}), which never starts the server: an unknown command is a usage error (exit 2).
  * Every /api operation takes a bearer token ({@code auth.AuthFilter}); the spec says so once, here.
  */
 @OpenAPIDefinition(info = @Info(title = "gpupool", version = "v1",
@@ -20,9 +23,12 @@ import io.swagger.v3.oas.annotations.security.SecurityScheme;
         description = "An API token issued by POST /api/v1/tokens (admin, tenant or viewer role)")
 public class Application {
     public static void main(String[] args) {
-        if (args.length > 0 && "replay".equals(args[0])) {
+        if (Cli.startsServer(args)) {
+            Micronaut.run(Application.class, Cli.serverArgs(args));
+        } else if ("replay".equals(args[0])) {
             System.exit(ReplayCommand.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
+        } else {
+            System.exit(Cli.run(args));
         }
-        Micronaut.run(Application.class, args);
     }
 }

@@ -56,6 +56,14 @@ class PackageRulesTest {
     }
 
     @Test
+    void theCommandLineIsARestClientThatNeverStartsMicronaut() {
+        noClasses().that().resideInAPackage("io.gpupool.cli..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.micronaut..", "jakarta.inject..")
+                .because("the CLI speaks REST to a running service and starts in a fraction of a second (docs/cli.md)")
+                .check(classes);
+    }
+
+    @Test
     void onlyTheStoreRunsSql() {
         noClasses().that().resideOutsideOfPackage("io.gpupool.store..")
                 .should().dependOnClassesThat().haveFullyQualifiedName("java.sql.PreparedStatement")
@@ -73,7 +81,7 @@ class PackageRulesTest {
                         "io.gpupool.auth..", "io.gpupool.catalog..", "io.gpupool.config..", "io.gpupool.fleet..", "io.gpupool.governance..",
                         "io.gpupool.inventory..", "io.gpupool.lease..", "io.gpupool.metrics..", "io.gpupool.policy..", "io.gpupool.pool..",
                         "io.gpupool.problem..", "io.gpupool.quota..", "io.gpupool.replay..", "io.gpupool.request..",
-                        "io.gpupool.snapshot..", "io.gpupool.store..", "io.gpupool.tenant..")
+                        "io.gpupool.snapshot..", "io.gpupool.store..", "io.gpupool.tenant..", "io.gpupool.cli..")
                 .check(classes);
     }
 
@@ -100,6 +108,7 @@ class PackageRulesTest {
                 .layer("replay").definedBy("io.gpupool.replay..")
                 .layer("metrics").definedBy("io.gpupool.metrics..")
                 .layer("api").definedBy("io.gpupool.api..")
+                .layer("cli").definedBy("io.gpupool.cli..")
                 .layer("application").definedBy("io.gpupool")
                 .whereLayer("domain").mayNotAccessAnyLayer()
                 .whereLayer("problem").mayNotAccessAnyLayer()
@@ -124,7 +133,8 @@ class PackageRulesTest {
                         "request")
                 .whereLayer("api").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "policy", "audit",
                         "auth", "governance", "inventory", "tenancy", "lease", "fleet", "profile", "request", "metrics")
-                .whereLayer("application").mayOnlyAccessLayers("replay")
+                .whereLayer("cli").mayNotAccessAnyLayer()
+                .whereLayer("application").mayOnlyAccessLayers("replay", "cli")
                 .whereLayer("api").mayNotBeAccessedByAnyLayer();
     }
 }
