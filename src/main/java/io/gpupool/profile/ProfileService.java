@@ -88,7 +88,7 @@ public class ProfileService {
     }
 
     private static boolean sameButHeartbeat(Device a, Device b) {
-        return a.withHealth(a.health(), null).equals(b.withHealth(a.health(), null)) && a.health() == b.health();
+        return a.withHealth(a.health(), null).equals(b.withHealth(b.health(), null));
     }
 
     /** Schedules a derivation unless one is already waiting to start. */
