@@ -1,6 +1,7 @@
 package io.gpupool.policy.engine;
 
 import io.gpupool.policy.ruleset.RuleSet;
+import io.gpupool.policy.sandbox.RuleOrigins;
 import org.kie.api.KieBase;
 import org.kie.api.runtime.KieSessionsPool;
 
@@ -12,12 +13,22 @@ import java.util.Set;
  * {@code matchedDecisionTypes} are the decision types some rule pattern-matches, the only ones
  * worth inserting back into a session. {@code sessions} recycles sessions (reset on dispose, so
  * each evaluation still starts empty) to keep per-request allocation, and GC pauses, small.
+ * {@code origins} and {@code generatedClasses} map the executable model's generated classes back to
+ * the rules they came from, so an evaluation stopped inside rule code can name the rule.
  */
 public record CompiledPolicy(RuleSet ruleSet, KieBase kieBase, KieSessionsPool sessions, Set<String> ruleNames,
-                             Set<Class<?>> matchedDecisionTypes, boolean declaresDecisionsGlobal) {
+                             Set<Class<?>> matchedDecisionTypes, boolean declaresDecisionsGlobal, RuleOrigins origins,
+                             Set<String> generatedClasses) {
     public CompiledPolicy {
         ruleNames = Set.copyOf(ruleNames);
         matchedDecisionTypes = Set.copyOf(matchedDecisionTypes);
+        generatedClasses = Set.copyOf(generatedClasses);
+    }
+
+    /** The same compiled rules under another version label (a rule set's content compiles to one base). */
+    public CompiledPolicy withRuleSet(RuleSet relabelled) {
+        return new CompiledPolicy(relabelled, kieBase, sessions, ruleNames, matchedDecisionTypes, declaresDecisionsGlobal,
+                origins, generatedClasses);
     }
 
     public String version() {

@@ -10,6 +10,12 @@ import io.gpupool.policy.decision.TierAssignment;
 import io.gpupool.policy.engine.PolicyMessage.Severity;
 import io.gpupool.policy.engine.PolicyMessage.Stage;
 import io.gpupool.policy.ruleset.RuleSet;
+import io.gpupool.policy.sandbox.RuleSandbox;
+import org.drools.model.codegen.ExecutableModelProject;
+import org.drools.compiler.compiler.io.memory.MemoryFileSystem;
+import org.drools.compiler.kie.builder.impl.MemoryKieModule;
+import org.drools.modelcompiler.CanonicalKieModule;
+import org.drools.util.PortablePath;
 import org.kie.api.KieBase;
 import org.kie.api.KieServices;
 import org.kie.api.builder.KieBuilder;
@@ -45,6 +51,7 @@ public final class PolicyCompiler {
     private static final Pattern COLUMN_IN_TEXT = Pattern.compile("Column: (\\d+)\\]");
     private static final int POOLED_SESSIONS = 4;
     private static final AtomicLong BUILDS = new AtomicLong();
+    private final RuleSandbox sandbox = new RuleSandbox();
 
     public Compilation compile(RuleSet ruleSet) {
         KieServices ks = KieServices.Factory.get();
@@ -57,7 +64,7 @@ public final class PolicyCompiler {
             authorPathByKiePath.put(kiePath, file.getKey());
             kfs.write(kiePath, file.getValue());
         }
-        KieBuilder builder = ks.newKieBuilder(kfs).buildAll();
+        KieBuilder builder = ks.newKieBuilder(kfs).buildAll(ExecutableModelProject.class);
         List<PolicyMessage> messages = new ArrayList<>();
         for (Message m : builder.getResults().getMessages()) {
             String path = m.getPath() == null ? null : "src/main/resources/" + m.getPath();
@@ -66,14 +73,38 @@ public final class PolicyCompiler {
         }
         try {
             if (messages.stream().anyMatch(PolicyMessage::isError)) {
+                return new Compilation(Optional.empty(), RuleSources.of(ruleSet).locate(messages));
+            }
+            RuleSandbox.Secured secured = secure((CanonicalKieModule) builder.getKieModule());
+            if (!secured.safe()) {
+                messages.addAll(RuleSources.of(ruleSet).refusals(secured));
                 return new Compilation(Optional.empty(), messages);
             }
             KieBase base = ks.newKieContainer(releaseId).getKieBase();
             return new Compilation(Optional.of(new CompiledPolicy(ruleSet, base, base.newKieSessionsPool(POOLED_SESSIONS), ruleNames(base),
-                    matchedDecisionTypes(ruleSet), declaresDecisionsGlobal(ruleSet))), messages);
+                    matchedDecisionTypes(ruleSet), declaresDecisionsGlobal(ruleSet), secured.origins(),
+                    secured.classNames())), messages);
         } finally {
             ks.getRepository().removeKieModule(releaseId);
         }
+    }
+
+    /**
+     * Verifies and instruments the build's classes before any of them is loaded (the build only
+     * compiles them): the instrumented bytes replace the compiled ones in the module's file system,
+     * which the module's class loader reads.
+     */
+    private RuleSandbox.Secured secure(CanonicalKieModule module) {
+        MemoryFileSystem files = ((MemoryKieModule) module.getInternalKieModule()).getMemoryFileSystem();
+        Map<String, byte[]> instrumented = new HashMap<>();
+        RuleSandbox.Secured secured = sandbox.secure(module.getClassesMap(), (path, bytes) -> {
+            files.write(PortablePath.of(path), bytes, true);
+            instrumented.put(path, bytes);
+        });
+        if (secured.safe()) {
+            module.getModuleClassLoader().storeClasses(instrumented);
+        }
+        return secured;
     }
 
     private static String kiePath(String authorPath, String text) {

@@ -4,6 +4,7 @@ import io.gpupool.policy.decision.Decisions;
 import io.gpupool.policy.engine.PolicyMessage.Stage;
 import io.gpupool.policy.fact.RequestFact;
 import io.gpupool.policy.fact.SnapshotFacts;
+import io.gpupool.policy.sandbox.RuleBudget;
 import org.kie.api.runtime.KieSession;
 
 import java.util.Collection;
@@ -75,7 +76,7 @@ public final class PolicyEngine {
         FiringLog log = new FiringLog(decisions, session, start + limits.maxDuration().toNanos());
         List<PolicyMessage> errors = new java.util.ArrayList<>();
         boolean quiescent = true;
-        try {
+        try (RuleBudget.Scope budget = RuleBudget.open(limits.budget(facts.size()))) {
             if (policy.declaresDecisionsGlobal()) {
                 session.setGlobal("decisions", decisions);
             }
@@ -85,6 +86,9 @@ public final class PolicyEngine {
             }
             int cap = limits.maxFirings(facts.size());
             int fired = session.fireAllRules(cap);
+            if (budget.spent().isPresent()) {
+                throw budget.spent().get(); // spent inside rule code even if something on the way caught it
+            }
             if (log.timedOut()) {
                 quiescent = false;
                 errors.add(error("Evaluation stopped after " + limits.maxDuration() + " (" + log.total()
@@ -94,8 +98,8 @@ public final class PolicyEngine {
                 errors.add(error("Did not reach quiescence within " + cap + " rule firings; most fired: "
                         + mostFired(log)));
             }
-        } catch (RuntimeException e) {
-            errors.add(error("Rule failed: " + rootMessage(e)));
+        } catch (RuntimeException | RuleBudget.Exceeded | StackOverflowError | OutOfMemoryError e) {
+            errors.add(error(stopped(policy, e)));
         } finally {
             session.removeEventListener(log);
             if (errors.isEmpty()) {
@@ -116,6 +120,30 @@ public final class PolicyEngine {
     private static String mostFired(FiringLog log) {
         return log.firings().entrySet().stream().max(java.util.Map.Entry.comparingByValue())
                 .map(e -> "\"" + e.getKey() + "\" ×" + e.getValue()).orElse("none");
+    }
+
+    /**
+     * Why an evaluation failed, naming the rule where the generated code can be traced back: a
+     * spent budget (time, memory, array length), a stack overflow, or a rule's own exception.
+     */
+    private static String stopped(CompiledPolicy policy, Throwable e) {
+        Throwable cause = e;
+        while (cause != null && !(cause instanceof RuleBudget.Exceeded) && !(cause instanceof StackOverflowError)
+                && !(cause instanceof OutOfMemoryError) && cause.getCause() != cause) {
+            cause = cause.getCause();
+        }
+        if (cause == null) {
+            return "Rule failed: " + rootMessage(e);
+        }
+        java.util.List<String> origin = policy.origins().of(cause.getStackTrace(), policy.generatedClasses());
+        String who = origin.isEmpty() ? "A rule" : String.join(", ", origin);
+        if (cause instanceof RuleBudget.Exceeded exceeded) {
+            return "Evaluation stopped: " + who + " " + exceeded.getMessage() + " (" + exceeded.resource() + " budget)";
+        }
+        if (cause instanceof StackOverflowError) {
+            return "Evaluation stopped: " + who + " recursed too deeply (stack overflow)";
+        }
+        return "Evaluation stopped: " + who + " ran out of memory";
     }
 
     private static String rootMessage(Throwable e) {

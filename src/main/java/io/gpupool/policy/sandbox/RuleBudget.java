@@ -1,0 +1,164 @@
+package io.gpupool.policy.sandbox;
+
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+
+/**
+ * What one evaluation may spend inside rule code: time, bytes allocated by its thread, and the
+ * length of any one array a rule creates. Every compiled rule class is instrumented
+ * ({@link RuleClassInstrumenter}) to call {@link #tick()} on entering a method and before every
+ * backward jump, and {@link #arrayLength(int)} before allocating an array, so a loop, a recursion
+ * or an allocation spree inside a consequence, a function, a constraint or an accumulate is stopped
+ * where it runs, not only between rule firings.
+ *
+ * <p>A spent budget throws {@link Exceeded}, an {@link Error} so that a rule catching
+ * {@code Exception} cannot swallow it; the verifier refuses handlers that could (catch-all,
+ * {@code Throwable}, {@code Error}). Once spent, a budget stays spent: every later tick throws
+ * again, so even a handler that resumes a loop is stopped at its next backward jump.
+ *
+ * <p>Scopes are per thread and nest: the outer scope stays in force while an inner one runs.
+ * Outside any scope the calls do nothing (rule classes are also loaded while a rule base is built).
+ */
+public final class RuleBudget {
+    /** The longest array one allocation in rule code may create. */
+    public static final int MAX_ARRAY_LENGTH = 1_000_000;
+    private static final int TICKS_BETWEEN_CHECKS = 1024;
+    private static final ThreadLocal<Scope> CURRENT = new ThreadLocal<>();
+    private static final com.sun.management.ThreadMXBean THREADS = threads();
+
+    private RuleBudget() {
+    }
+
+    /** The limits of one evaluation: wall-clock time (which bounds its CPU time) and bytes allocated. */
+    public record Limits(Duration maxDuration, long maxAllocatedBytes) {
+    }
+
+    /** Why a budget was spent. */
+    public enum Resource { TIME, MEMORY, ARRAY_LENGTH }
+
+    /** Thrown into rule code when its evaluation's budget is spent. */
+    public static final class Exceeded extends Error {
+        private final Resource resource;
+
+        Exceeded(Resource resource, String message) {
+            super(message);
+            this.resource = resource;
+        }
+
+        public Resource resource() {
+            return resource;
+        }
+    }
+
+    /** An open budget; close it when the evaluation ends (try-with-resources). */
+    public static final class Scope implements AutoCloseable {
+        private final Scope outer;
+        private final Limits limits;
+        private final long deadlineNanos;
+        private final long allocatedAtStart;
+        private int countdown = TICKS_BETWEEN_CHECKS;
+        private Exceeded spent;
+
+        private Scope(Scope outer, Limits limits) {
+            this.outer = outer;
+            this.limits = limits;
+            this.deadlineNanos = System.nanoTime() + limits.maxDuration().toNanos();
+            this.allocatedAtStart = allocatedBytes();
+        }
+
+        /** The reason this budget was spent, if it was. */
+        public java.util.Optional<Exceeded> spent() {
+            return java.util.Optional.ofNullable(spent);
+        }
+
+        void tick() {
+            if (spent != null) {
+                throw spent;
+            }
+            if (--countdown > 0) {
+                return;
+            }
+            check();
+        }
+
+        /** The full check: time and memory. Ticks make it every so often; every array allocation makes it at once. */
+        void check() {
+            if (spent != null) {
+                throw spent;
+            }
+            countdown = TICKS_BETWEEN_CHECKS;
+            if (System.nanoTime() > deadlineNanos) {
+                spend(new Exceeded(Resource.TIME, "ran longer than " + limits.maxDuration().toMillis() + " ms"));
+            }
+            long allocated = allocatedBytes() - allocatedAtStart;
+            if (allocatedAtStart >= 0 && allocated > limits.maxAllocatedBytes()) {
+                spend(new Exceeded(Resource.MEMORY, "allocated " + allocated / (1024 * 1024) + " MiB, more than "
+                        + limits.maxAllocatedBytes() / (1024 * 1024) + " MiB"));
+            }
+        }
+
+        void spend(Exceeded reason) {
+            spent = reason;
+            throw reason;
+        }
+
+        @Override
+        public void close() {
+            if (CURRENT.get() == this) {
+                if (outer == null) {
+                    CURRENT.remove();
+                } else {
+                    CURRENT.set(outer);
+                }
+            }
+        }
+    }
+
+    /** Opens a budget for the current thread's evaluation. */
+    public static Scope open(Limits limits) {
+        Scope scope = new Scope(CURRENT.get(), limits);
+        CURRENT.set(scope);
+        return scope;
+    }
+
+    /** Called by instrumented rule code on method entry and before every backward jump. */
+    public static void tick() {
+        Scope scope = CURRENT.get();
+        if (scope != null) {
+            scope.tick();
+        }
+    }
+
+    /** Called by instrumented rule code before it allocates an array of {@code length} elements. */
+    public static int arrayLength(int length) {
+        if (length > MAX_ARRAY_LENGTH) {
+            Exceeded reason = new Exceeded(Resource.ARRAY_LENGTH, "asked for an array of " + length
+                    + " elements, more than " + MAX_ARRAY_LENGTH);
+            Scope outOfBounds = CURRENT.get();
+            if (outOfBounds != null) {
+                outOfBounds.spend(reason);
+            }
+            throw reason;
+        }
+        Scope scope = CURRENT.get();
+        if (scope != null) {
+            scope.check();
+        }
+        return length;
+    }
+
+    private static long allocatedBytes() {
+        return THREADS == null ? -1 : THREADS.getCurrentThreadAllocatedBytes();
+    }
+
+    private static com.sun.management.ThreadMXBean threads() {
+        if (ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean bean
+                && bean.isThreadAllocatedMemorySupported()) {
+            if (!bean.isThreadAllocatedMemoryEnabled()) {
+                bean.setThreadAllocatedMemoryEnabled(true);
+            }
+            return bean;
+        }
+        return null;
+    }
+}
