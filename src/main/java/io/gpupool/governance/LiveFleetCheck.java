@@ -30,11 +30,17 @@ public class LiveFleetCheck {
         this.clock = clock;
     }
 
-    /** Findings about {@code ruleSet} on the live fleet; coherence only when validation compiled it (lint clean). */
+    /**
+     * Findings about {@code ruleSet} on the live fleet; coherence only when validation compiled it
+     * and could evaluate it: a rule set whose evaluation was stopped on the test fixtures would spend
+     * its whole budget again on each of the check's generated requests.
+     */
     public List<PolicyMessage> check(RuleSet ruleSet, ValidationReport report) {
         PoolSnapshot fleet = workingSet.current();
         List<PolicyMessage> messages = new ArrayList<>(FleetLiterals.check(ruleSet, fleet));
-        report.policy().ifPresent(policy -> messages.addAll(coherence.check(policy, fleet, clock.instant())));
+        if (report.errors().stream().noneMatch(m -> m.stage() == PolicyMessage.Stage.EVALUATION)) {
+            report.policy().ifPresent(policy -> messages.addAll(coherence.check(policy, fleet, clock.instant())));
+        }
         return messages;
     }
 }

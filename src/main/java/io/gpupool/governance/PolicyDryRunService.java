@@ -5,6 +5,7 @@ import io.gpupool.policy.check.ValidationReport;
 import io.gpupool.policy.dryrun.DryRun;
 import io.gpupool.policy.dryrun.DryRunResult;
 import io.gpupool.policy.engine.CompiledPolicy;
+import io.gpupool.policy.engine.PolicyMessage;
 import io.gpupool.policy.fact.RequestFact;
 import io.gpupool.policy.fact.SnapshotFacts;
 import io.gpupool.policy.fact.UsageWindow;
@@ -56,6 +57,12 @@ public class PolicyDryRunService {
         ValidationReport report = validator.validate(candidate);
         CompiledPolicy compiled = report.policy().orElseThrow(() -> ProblemException.unprocessable(
                 "The candidate does not compile", report.errors().stream().map(Object::toString).toList()));
+        List<String> stopped = report.errors().stream().filter(m -> m.stage() == PolicyMessage.Stage.EVALUATION)
+                .map(Object::toString).toList();
+        if (!stopped.isEmpty()) {
+            // Its evaluation was stopped on the test fixtures; on the live queue it would only be stopped again, once per request.
+            throw ProblemException.unprocessable("The candidate cannot be evaluated within its budget", stopped);
+        }
         SnapshotFacts facts;
         List<RequestFact> pending;
         if (request.scenario() != null) {

@@ -64,11 +64,11 @@ class PolicyLifecycleApiTest {
     }
 
     @Test
-    void aRuleSetThatReachesForTheSystemIsRejectedByTheLinter() {
+    void aRuleSetThatReachesForTheSystemIsRefusedByTheSandbox() {
         Reply reply = uploadARuleSetThatReachesForTheSystem();
 
         assertThat(reply.status()).isEqualTo(422);
-        assertThat(reply.body().get("errors").toString()).contains("System");
+        assertThat(reply.body().get("errors").toString()).contains("SANDBOX").contains("java.lang.System.exit");
         assertThat(activeVersion()).isEqualTo(1);
     }
 

@@ -10,6 +10,7 @@ import io.gpupool.policy.decision.TierAssignment;
 import io.gpupool.policy.engine.PolicyMessage.Severity;
 import io.gpupool.policy.engine.PolicyMessage.Stage;
 import io.gpupool.policy.ruleset.RuleSet;
+import io.gpupool.policy.sandbox.RuleBudget;
 import io.gpupool.policy.sandbox.RuleSandbox;
 import org.drools.model.codegen.ExecutableModelProject;
 import org.drools.compiler.compiler.io.memory.MemoryFileSystem;
@@ -52,8 +53,55 @@ public final class PolicyCompiler {
     private static final int POOLED_SESSIONS = 4;
     private static final AtomicLong BUILDS = new AtomicLong();
     private final RuleSandbox sandbox = new RuleSandbox();
+    private static final RuleBudget.Limits BUILD_BUDGET = new RuleBudget.Limits(java.time.Duration.ofSeconds(10),
+            EvaluationLimits.DEFAULT_BASE_BYTES);
+    private static final int CACHED_COMPILATIONS = 12;
+    private static final Map<String, Compilation> CACHE = new java.util.LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Compilation> eldest) {
+            return size() > CACHED_COMPILATIONS;
+        }
+    };
 
+    /**
+     * Compiles {@code ruleSet}, or takes the compilation of the same rule text from a small cache:
+     * the executable model spends about a second generating and compiling Java for the default set,
+     * and a service compiles the same content again and again (start, activation, rollback, every
+     * validation of a candidate that only changed its tests). The compiled base is immutable and
+     * thread-safe, so versions with the same rules share it under their own labels.
+     */
     public Compilation compile(RuleSet ruleSet) {
+        String key = contentKey(ruleSet);
+        Compilation cached;
+        synchronized (CACHE) {
+            cached = CACHE.get(key);
+        }
+        if (cached != null) {
+            return new Compilation(cached.policy().map(p -> p.withRuleSet(ruleSet)), cached.messages());
+        }
+        Compilation fresh = build(ruleSet);
+        synchronized (CACHE) {
+            CACHE.put(key, fresh);
+        }
+        return fresh;
+    }
+
+    private static String contentKey(RuleSet ruleSet) {
+        try {
+            java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+            new java.util.TreeMap<>(ruleSet.ruleFiles()).forEach((path, text) -> {
+                sha.update(path.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                sha.update((byte) 0);
+                sha.update(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                sha.update((byte) 0);
+            });
+            return java.util.HexFormat.of().formatHex(sha.digest());
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private Compilation build(RuleSet ruleSet) {
         KieServices ks = KieServices.Factory.get();
         KieFileSystem kfs = ks.newKieFileSystem();
         ReleaseId releaseId = ks.newReleaseId("io.gpupool.policy", "ruleset-" + BUILDS.incrementAndGet(), "1.0.0");
@@ -64,7 +112,17 @@ public final class PolicyCompiler {
             authorPathByKiePath.put(kiePath, file.getKey());
             kfs.write(kiePath, file.getValue());
         }
-        KieBuilder builder = ks.newKieBuilder(kfs).buildAll(ExecutableModelProject.class);
+        KieBuilder builder;
+        try {
+            builder = ks.newKieBuilder(kfs).buildAll(ExecutableModelProject.class);
+        } catch (RuntimeException e) {
+            // The executable model throws for what it cannot translate (e.g. accumulate code it would hand to MVEL).
+            ks.getRepository().removeKieModule(releaseId);
+            return new Compilation(Optional.empty(), List.of(PolicyMessage.error(Stage.COMPILE, null, 0, 0,
+                    "The rule set cannot be compiled: " + e.getMessage()
+                            + (String.valueOf(e.getMessage()).contains("accumulate") ? " (use init/action/reverse/result"
+                            + " or a built-in accumulate function)" : ""))));
+        }
         List<PolicyMessage> messages = new ArrayList<>();
         for (Message m : builder.getResults().getMessages()) {
             String path = m.getPath() == null ? null : "src/main/resources/" + m.getPath();
@@ -80,7 +138,22 @@ public final class PolicyCompiler {
                 messages.addAll(RuleSources.of(ruleSet).refusals(secured));
                 return new Compilation(Optional.empty(), messages);
             }
-            KieBase base = ks.newKieContainer(releaseId).getKieBase();
+            KieBase base;
+            // Building the base runs the rule-building code, which evaluates constant conditions (an
+            // eval or a from without variables): verified code, but under a budget like any evaluation.
+            try (RuleBudget.Scope budget = RuleBudget.open(BUILD_BUDGET)) {
+                base = ks.newKieContainer(releaseId).getKieBase();
+            } catch (RuntimeException | RuleBudget.Exceeded | StackOverflowError e) {
+                Throwable cause = e;
+                while (cause.getCause() != null && cause.getCause() != cause && !(cause instanceof RuleBudget.Exceeded)) {
+                    cause = cause.getCause();
+                }
+                List<String> origin = secured.origins().of(cause.getStackTrace(), secured.classNames());
+                messages.add(PolicyMessage.error(Stage.EVALUATION, null, 0, 0, "Building the rule base stopped: "
+                        + (origin.isEmpty() ? "a constant condition" : String.join(", ", origin)) + " "
+                        + (cause instanceof RuleBudget.Exceeded ? cause.getMessage() : "failed: " + cause)));
+                return new Compilation(Optional.empty(), messages);
+            }
             return new Compilation(Optional.of(new CompiledPolicy(ruleSet, base, base.newKieSessionsPool(POOLED_SESSIONS), ruleNames(base),
                     matchedDecisionTypes(ruleSet), declaresDecisionsGlobal(ruleSet), secured.origins(),
                     secured.classNames())), messages);

@@ -19,10 +19,13 @@ import java.util.regex.Pattern;
  * rule, query or function is declared, or where an expression the compiler names appears.
  */
 final class RuleSources {
-    record Position(String file, int line) {
+    record Position(String file, int line, int column) {
+        Position(String file, int line) {
+            this(file, line, 1);
+        }
     }
 
-    private static final Pattern ORIGIN = Pattern.compile("^(rule|query|function) \"?(.*?)\"?$");
+    private static final Pattern ORIGIN = Pattern.compile("^(rule|query|function|declare) \"?(.*?)\"?$");
     private final RuleSet ruleSet;
 
     private RuleSources(RuleSet ruleSet) {
@@ -42,7 +45,8 @@ final class RuleSources {
         String name = Pattern.quote(m.group(2));
         Pattern declared = switch (m.group(1)) {
             case "rule" -> Pattern.compile("(?m)^[ \\t]*rule[ \\t]+(\"" + name + "\"|'" + name + "'|" + name + "\\b)");
-            case "query" -> Pattern.compile("(?m)^[ \\t]*query[ \\t]+" + name + "\\b");
+            case "declare" -> Pattern.compile("(?m)^[ \\t]*declare[ \\t]+" + name + "\\b");
+            case "query" -> Pattern.compile("(?m)^[ \\t]*query[ \\t]+(\"" + name + "\"|" + name + "\\b)");
             default -> Pattern.compile("(?m)^[ \\t]*function[ \\t]+[\\w.<>\\[\\], ]+?[ \\t]+" + name + "[ \\t]*\\(");
         };
         for (Map.Entry<String, String> file : ruleSet.ruleFiles().entrySet()) {
@@ -60,9 +64,10 @@ final class RuleSources {
             return Optional.empty();
         }
         for (Map.Entry<String, String> file : ruleSet.ruleFiles().entrySet()) {
-            int at = file.getValue().indexOf(snippet.strip());
+            String text = file.getValue();
+            int at = text.indexOf(snippet.strip());
             if (at >= 0) {
-                return Optional.of(new Position(file.getKey(), lineOf(file.getValue(), at)));
+                return Optional.of(new Position(file.getKey(), lineOf(text, at), at - text.lastIndexOf('\n', at - 1)));
             }
         }
         return Optional.empty();
@@ -73,6 +78,11 @@ final class RuleSources {
         Map<String, PolicyMessage> byText = new LinkedHashMap<>();
         for (RuleClassViolation v : secured.violations()) {
             List<String> origins = secured.origins().of(v.className().replace('.', '/'), v.method());
+            if (origins.isEmpty()) {
+                String dotted = v.className().replace('/', '.');
+                String declared = "declare " + dotted.substring(dotted.lastIndexOf('.') + 1);
+                origins = declaration(declared).isPresent() ? List.of(declared) : origins;
+            }
             String who = origins.isEmpty() ? "generated code of the rule set" : String.join(", ", origins);
             Optional<Position> at = origins.stream().map(this::declaration).flatMap(Optional::stream).findFirst();
             String text = who + " uses " + v.reference() + ": " + v.reason();
@@ -93,7 +103,7 @@ final class RuleSources {
             String text = m.text();
             int colon = text.lastIndexOf(": ");
             Optional<Position> at = colon < 0 ? Optional.empty() : occurrence(text.substring(colon + 2).lines().findFirst().orElse(""));
-            out.add(at.map(p -> new PolicyMessage(m.stage(), m.severity(), p.file(), p.line(), 1, text)).orElse(m));
+            out.add(at.map(p -> new PolicyMessage(m.stage(), m.severity(), p.file(), p.line(), p.column(), text)).orElse(m));
         }
         return out;
     }

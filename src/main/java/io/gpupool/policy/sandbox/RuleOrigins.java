@@ -25,6 +25,7 @@ import java.util.TreeSet;
 public final class RuleOrigins {
     private static final String DSL = "org/drools/modelcompiler/dsl/pattern/D";
     private final Map<String, Set<String>> rulesByClass;
+    /** Origins of single methods: functions, and the rule-building methods that evaluate constant conditions. */
     private final Map<String, String> functionsByMethod;
 
     private RuleOrigins(Map<String, Set<String>> rulesByClass, Map<String, String> functionsByMethod) {
@@ -58,7 +59,8 @@ public final class RuleOrigins {
                 return new MethodVisitor(Opcodes.ASM9) {
                     private final List<String> strings = new ArrayList<>();
                     private final Set<String> used = new HashSet<>();
-                    private String origin;
+                    private final Set<String> ownLambdas = new HashSet<>();
+                    private String origin = method.startsWith("query_") ? "query " + method.substring("query_".length()) : null;
 
                     @Override
                     public void visitLdcInsn(Object value) {
@@ -94,6 +96,9 @@ public final class RuleOrigins {
                         for (Object a : args) {
                             if (a instanceof Handle h) {
                                 note(h.getOwner());
+                                if (h.getOwner().equals(className)) {
+                                    ownLambdas.add(className + "." + h.getName());
+                                }
                             }
                         }
                     }
@@ -108,6 +113,9 @@ public final class RuleOrigins {
                     public void visitEnd() {
                         if (origin != null) {
                             used.forEach(c -> rules.computeIfAbsent(c, k -> new TreeSet<>()).add(origin));
+                            // The builder method itself computes constant conditions (an eval or a from without variables).
+                            functions.putIfAbsent(className + "." + method, origin);
+                            ownLambdas.forEach(m -> functions.putIfAbsent(m, origin));
                         }
                     }
                 };

@@ -48,45 +48,21 @@ class RuleSetLinterTest {
         });
     }
 
-    @ParameterizedTest(name = "{0} is rejected")
-    @CsvSource(delimiter = '|', value = {
-            "import java.io.File;                       | Disallowed import java.io.File",
-            "import java.net.URL;                       | Disallowed import java.net.URL",
-            "import java.lang.reflect.Method;           | Disallowed import java.lang.reflect.Method",
-            "import io.gpupool.snapshot.PoolSnapshot;   | Disallowed import io.gpupool.snapshot.PoolSnapshot",
-            "import java.util.concurrent.Executors;     | Disallowed import java.util.concurrent.Executors",
-    })
-    void importOutsideTheAllowedPackagesIsRejected(String importLine, String expected) {
-        String text = rule("A", "").replace("import io.gpupool.policy.fact.DeviceFact;", importLine.strip());
+    @Test
+    void aConsequenceThatChangesItsInputFactIsAWarningNotAnError() {
+        List<PolicyMessage> messages = linter.lint(RuleSet.draft(Map.of("a.drl", rule("A", "modify($d) { }"))));
 
-        assertThat(linter.lint(RuleSet.draft(Map.of("a.drl", text))))
-                .anySatisfy(m -> {
-                    assertThat(m.text()).startsWith(expected);
-                    assertThat(m.line()).isEqualTo(2);
-                });
-    }
-
-    @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-            "System.exit(1);                                  | Access to the JVM or OS",
-            "Runtime.getRuntime().halt(0);                    | Access to the JVM or OS",
-            "new ProcessBuilder(\"rm\").start();              | Access to the JVM or OS",
-            "new Thread(() -> {}).start();                    | Threads are not allowed",
-            "Class.forName(\"x\");                            | Reflection is not allowed",
-            "java.nio.file.Files.delete(null);                | I/O is not allowed",
-            "while (true) { }                                 | Loops are not allowed",
-            "for (int i = 0; i < 9; i++) { }                  | Loops are not allowed",
-            "decisions.onRuleFiring(\"Someone else\");        | Engine internals",
-            "modify($d) { }                                   | must not change input facts",
-    })
-    void dangerousCodeAnywhereInAConsequenceIsRejected(String consequence, String expected) {
-        List<PolicyMessage> messages = linter.lint(RuleSet.draft(Map.of("a.drl", rule("A", consequence))));
-
-        assertThat(messages).anySatisfy(m -> {
-            assertThat(m.isError()).isTrue();
-            assertThat(m.text()).contains(expected);
+        assertThat(messages).singleElement().satisfies(m -> {
+            assertThat(m.severity()).isEqualTo(PolicyMessage.Severity.WARNING);
+            assertThat(m.text()).startsWith("'modify': rules should record a decision");
             assertThat(m.line()).isEqualTo(8);
         });
+    }
+
+    @Test
+    void codeTheSandboxRefusesIsNoConcernOfTheLinter() {
+        // What rules may reach is checked on the compiled classes (HostileRulesTest), not on the text.
+        assertThat(linter.lint(RuleSet.draft(Map.of("a.drl", rule("A", "System.exit(1);"))))).isEmpty();
     }
 
     @Test
