@@ -136,16 +136,17 @@ public class UncommittedPipeline implements PipelineDryRun {
             LoggedDecision d = last.get(r.id());
             RequestFate fate;
             if (queued != null) {
-                fate = waiting(r, isWhatIf, RequestFate.Outcome.QUEUED, queued.whyPending());
+                fate = waiting(r, isWhatIf, RequestFate.Outcome.QUEUED, queued.priority(), queued.whyPending());
             } else if (refused.containsKey(r.id())) {
-                fate = waiting(r, isWhatIf, RequestFate.Outcome.REFUSED, refused.get(r.id()).request().whyPending());
+                GpuRequest refusedAs = refused.get(r.id()).request();
+                fate = waiting(r, isWhatIf, RequestFate.Outcome.REFUSED, refusedAs.priority(), refusedAs.whyPending());
             } else if (d != null && d.action() == DecisionAction.ADMIT) {
                 Lease lease = end.lease(d.leaseId()).orElse(null);
                 fate = new RequestFate(r.id(), r.tenantId(), isWhatIf, RequestFate.Outcome.PLACED,
-                        lease == null ? null : lease.poolId(), lease == null ? List.of() : nodesOf(lease, end), null,
+                        lease == null ? r.priority() : lease.priority(), lease == null ? null : lease.poolId(), lease == null ? List.of() : nodesOf(lease, end), null,
                         d.ruleNames(), d.reasonCode(), d.message());
             } else if (d != null && d.action() == DecisionAction.REJECT) {
-                fate = new RequestFate(r.id(), r.tenantId(), isWhatIf, RequestFate.Outcome.REJECTED, null, List.of(), null,
+                fate = new RequestFate(r.id(), r.tenantId(), isWhatIf, RequestFate.Outcome.REJECTED, r.priority(), null, List.of(), null,
                         d.ruleNames(), d.reasonCode(), d.message());
             } else {
                 continue; // left the queue without a decision of the pipeline's (none does today)
@@ -155,8 +156,9 @@ public class UncommittedPipeline implements PipelineDryRun {
         return fates;
     }
 
-    private static RequestFate waiting(GpuRequest r, boolean whatIf, RequestFate.Outcome outcome, WhyPending why) {
-        return new RequestFate(r.id(), r.tenantId(), whatIf, outcome, why == null ? null : why.pool(), List.of(),
+    private static RequestFate waiting(GpuRequest r, boolean whatIf, RequestFate.Outcome outcome, int priority,
+                                       WhyPending why) {
+        return new RequestFate(r.id(), r.tenantId(), whatIf, outcome, priority, why == null ? null : why.pool(), List.of(),
                 why == null || why.blockedBy() == null ? null : why.blockedBy().name(),
                 why == null || why.ruleName() == null ? List.of() : List.of(why.ruleName()),
                 why == null ? null : why.reasonCode(), why == null ? null : why.message());
