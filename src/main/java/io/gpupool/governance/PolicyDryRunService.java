@@ -155,7 +155,7 @@ public class PolicyDryRunService {
                 throw ProblemException.invalid(where + ": gpus ≥ 1, milli 1–1000 and a gang size dividing gpus are required");
             }
             String id = s.id() != null && !s.id().isBlank() ? s.id() : "what-if-" + (i + 1);
-            if (!ids.add(id) || fleet.queued().containsKey(id)) {
+            if (!ids.add(id) || fleet.queued().get(id) != null) {
                 throw ProblemException.invalid(where + ".id: '" + io.gpupool.problem.FieldChecks.excerpt(id) + "' is used twice");
             }
             out.add(new GpuRequest(id, s.tenant(), null, kind, s.gpus(), milli, s.mig(),

@@ -47,7 +47,8 @@ import java.util.TreeSet;
  * usage samples the live sweep sees, then the queue pass: backfill reservations, admission,
  * priority, quota, placement, preemption), then submits the what-if requests as
  * {@code AllocationService.submit} decides them, and one grace period later ends the notices it
- * gave and passes the queue again, so a request that waits for GPUs taken back is seen placed.
+ * gave and, when that gave GPUs back, passes the queue again (as the live scheduler reacts to GPUs
+ * given back), so a request that waits for GPUs taken back is seen placed.
  * Every step states its changes on {@link ModelWriter.Uncommitted}: nothing reaches the database,
  * the working set or the decision log. The sweep one grace period later is not run.
  */
@@ -107,9 +108,12 @@ public class UncommittedPipeline implements PipelineDryRun {
             }
         }
         // one grace period later: the notices given run out, their GPUs are handed over, the queue is passed again
+        // (as live, a pass follows GPUs given back: when none were, the queue stands as the first pass left it)
         Instant later = now.plus(grace);
-        LifecycleScheduler.endGracePeriods(model, pipeline, later);
-        QueuePass.pass(model, pipeline, Clock.fixed(later, ZoneOffset.UTC), queuePass.nextBudget(QueueOrder.ordered(model.current())));
+        if (!LifecycleScheduler.endGracePeriods(model, pipeline, later).isEmpty()) {
+            QueuePass.pass(model, pipeline, Clock.fixed(later, ZoneOffset.UTC),
+                    queuePass.nextBudget(QueueOrder.ordered(model.current())));
+        }
 
         PoolSnapshot end = model.current();
         Map<String, RequestFate> requests = requestFates(asked, whatIf, refused, end, model.logged());
@@ -217,7 +221,7 @@ public class UncommittedPipeline implements PipelineDryRun {
             }
         }
         for (Lease l : end.leases().values()) {
-            if (!start.leases().containsKey(l.id())) {
+            if (start.lease(l.id()).isEmpty()) { // get, not containsKey: OrderedPMap.containsKey scans every entry
                 l.shares().forEach(s -> changingHands.add(s.deviceId()));
             }
         }

@@ -45,7 +45,8 @@ public final class PolicyDryRunBenchmark {
                 Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
         Map<String, Object> props = Map.of(
                 "datasources.default.url", "jdbc:h2:mem:dry-run-benchmark;DB_CLOSE_DELAY=-1;MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH",
-                "micronaut.server.port", -1);
+                "micronaut.server.port", -1,
+                "gpupool.scheduler.react-to-commits", false); // no live pass competes with the measured ones
         try (ApplicationContext ctx = ApplicationContext.run(props, "test")) {
             WorkingSet workingSet = ctx.getBean(WorkingSet.class);
             DecisionBenchmark.seed(workingSet, SyntheticFleet.facts(gpus, leases, 0.75).snapshot());
@@ -67,6 +68,33 @@ public final class PolicyDryRunBenchmark {
                 }
             }
             System.out.printf("one side's pipeline: %s; totals %s%n", stats(side), run.totals());
+
+            var candidateSet = io.gpupool.policy.ruleset.RuleSet.draft(PolicyFiles.staleAfterTwoMinutes()).withVersion("candidate");
+            var validator = ctx.getBean(io.gpupool.policy.check.PolicyValidator.class);
+            var fleetCheck = ctx.getBean(io.gpupool.governance.LiveFleetCheck.class);
+            double[] validate = new double[runs];
+            double[] coherence = new double[runs];
+            double[] both = new double[runs];
+            for (int i = -1; i < runs; i++) {
+                long t = System.nanoTime();
+                var report = validator.validate(candidateSet);
+                long v = System.nanoTime();
+                fleetCheck.check(candidateSet, report);
+                long f = System.nanoTime();
+                var compiled = report.policy().orElseThrow();
+                var input = pipeline.live();
+                var other = java.util.concurrent.CompletableFuture.supplyAsync(() -> pipeline.run(compiled, input, List.of()));
+                PipelineRun mine = pipeline.run(active, input, List.of());
+                io.gpupool.policy.dryrun.PipelineDiff.between(mine, other.join());
+                long b = System.nanoTime();
+                if (i >= 0) {
+                    validate[i] = ms(v - t);
+                    coherence[i] = ms(f - v);
+                    both[i] = ms(b - f);
+                }
+            }
+            System.out.printf("parts: candidate validation %s; live-fleet check %s; both pipelines in parallel and their diff %s%n",
+                    stats(validate), stats(coherence), stats(both));
 
             PolicyDryRunService service = ctx.getBean(PolicyDryRunService.class);
             DryRunRequest request = new DryRunRequest(null, PolicyFiles.staleAfterTwoMinutes(), null, null);
