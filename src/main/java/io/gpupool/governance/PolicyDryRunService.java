@@ -21,6 +21,7 @@ import io.gpupool.policy.ruleset.RuleSetHash;
 import io.gpupool.policy.scenario.ScenarioFixture;
 import io.gpupool.policy.scenario.ScenarioSpec;
 import io.gpupool.policy.scenario.ScenarioSpec.RequestSpec;
+import io.gpupool.problem.FieldChecks;
 import io.gpupool.problem.ProblemException;
 import io.gpupool.snapshot.PoolSnapshot;
 import jakarta.inject.Singleton;
@@ -141,7 +142,7 @@ public class PolicyDryRunService {
             }
             if (s.tenant() == null || fleet.tenant(s.tenant()).isEmpty()) {
                 throw ProblemException.invalid(where + ".tenant: no tenant '" + (s.tenant() == null ? ""
-                        : io.gpupool.problem.FieldChecks.excerpt(s.tenant())) + "' in the fleet");
+                        : FieldChecks.excerpt(s.tenant())) + "' in the fleet");
             }
             WorkloadKind kind;
             try {
@@ -151,12 +152,35 @@ public class PolicyDryRunService {
             }
             int milli = s.milli() == null ? 1000 : s.milli();
             int gang = s.gang() == null ? 1 : s.gang();
-            if (s.gpus() < 1 || milli < 1 || milli > 1000 || gang < 1 || s.gpus() % gang != 0) {
-                throw ProblemException.invalid(where + ": gpus ≥ 1, milli 1–1000 and a gang size dividing gpus are required");
+            // the field checks of a submission (request.NewRequest), which governance cannot call
+            FieldChecks check = new FieldChecks();
+            check.maxLength(where + ".id", s.id(), 128);
+            check.maxLength(where + ".priorityClass", s.priorityClass(), 64);
+            check.maxLength(where + ".mig", s.mig(), 32);
+            check.range(where + ".gpus", s.gpus(), 1, 4096);
+            check.range(where + ".milli", milli, 1, 1000);
+            check.range(where + ".gang", gang, 1, Math.max(1, s.gpus()));
+            if (s.gpus() > 0 && gang > 0 && s.gpus() % gang != 0) {
+                check.error(where + ".gpus: " + s.gpus() + " GPUs do not split evenly over a gang of " + gang);
             }
+            if ((milli < 1000 || s.mig() != null) && s.gpus() > 1) {
+                check.error(where + ".milli/mig: a fraction lives on one GPU; ask for gpus: 1");
+            }
+            if (s.mig() != null && milli < 1000) {
+                check.error(where + ".mig: give either a MIG profile or milli, not both");
+            }
+            check.nonNegative(where + ".minMemoryGib", s.minMemoryGib() == null ? null : s.minMemoryGib().longValue());
+            if (s.ttl() != null && (s.ttl().isNegative() || s.ttl().getSeconds() > 90L * 24 * 3600)) {
+                check.error(where + ".ttl: from 0 to 90 days");
+            }
+            if (s.models() != null && (s.models().size() > 64
+                    || s.models().stream().anyMatch(m -> m == null || m.isBlank() || m.length() > 128))) {
+                check.error(where + ".models: at most 64 model names, none blank");
+            }
+            check.throwIfAny("The what-if request is not valid");
             String id = s.id() != null && !s.id().isBlank() ? s.id() : "what-if-" + (i + 1);
             if (!ids.add(id) || fleet.queued().get(id) != null) {
-                throw ProblemException.invalid(where + ".id: '" + io.gpupool.problem.FieldChecks.excerpt(id) + "' is used twice");
+                throw ProblemException.invalid(where + ".id: '" + FieldChecks.excerpt(id) + "' is used twice");
             }
             out.add(new GpuRequest(id, s.tenant(), null, kind, s.gpus(), milli, s.mig(),
                     s.models() == null ? List.of() : s.models(), s.minMemoryGib() == null ? 0 : s.minMemoryGib() * 1024L,

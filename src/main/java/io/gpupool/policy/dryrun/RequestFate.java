@@ -18,7 +18,7 @@ public record RequestFate(String requestId, String tenantId, boolean whatIf, Out
         rules = rules == null ? List.of() : List.copyOf(rules);
     }
 
-    /** Whether two fates are the same decision: outcome, pool, nodes and reason (not messages, whose times move). */
+    /** Whether two fates are the same decision: outcome, priority, pool, nodes, what blocks it and reason (not messages, whose times move). */
     public boolean sameAs(RequestFate other) {
         return other != null && outcome == other.outcome && priority == other.priority && Objects.equals(pool, other.pool)
                 && nodes.equals(other.nodes) && Objects.equals(blockedBy, other.blockedBy)
