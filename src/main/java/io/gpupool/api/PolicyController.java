@@ -6,6 +6,8 @@ import io.swagger.v3.oas.annotations.Parameter;
 import io.gpupool.auth.Role;
 import io.gpupool.governance.ActivationResult;
 import io.gpupool.governance.ChainVerification;
+import io.gpupool.governance.DryRunLog;
+import io.gpupool.governance.DryRunRecord;
 import io.gpupool.governance.DryRunReport;
 import io.gpupool.governance.DryRunRequest;
 import io.gpupool.governance.HistoryRecord;
@@ -38,8 +40,10 @@ public class PolicyController {
     private final PolicyLifecycle lifecycle;
     private final PolicyDryRunService dryRuns;
     private final PolicyHistory history;
+    private final DryRunLog dryRunLog;
 
-    PolicyController(PolicyLifecycle lifecycle, PolicyDryRunService dryRuns, PolicyHistory history) {
+    PolicyController(PolicyLifecycle lifecycle, PolicyDryRunService dryRuns, PolicyHistory history, DryRunLog dryRunLog) {
+        this.dryRunLog = dryRunLog;
         this.lifecycle = lifecycle;
         this.dryRuns = dryRuns;
         this.history = history;
@@ -104,8 +108,14 @@ public class PolicyController {
 
     @Post("/dry-run")
     @Allow(Role.ADMIN)
-    public DryRunReport dryRun(@Nullable @Body DryRunRequest request) {
-        return dryRuns.dryRun(request);
+    public DryRunReport dryRun(@Nullable @Body DryRunRequest request, @Parameter(hidden = true) Caller caller) {
+        return dryRuns.dryRun(request, caller.principal());
+    }
+
+    @Get("/dry-runs")
+    @Allow({Role.ADMIN, Role.VIEWER})
+    public List<DryRunRecord> dryRuns() {
+        return dryRunLog.all();
     }
 
     @Get("/history")

@@ -156,6 +156,28 @@ final class PolicyCommands implements Runnable {
                 context.out().println("active " + report.path("activeVersion").asText() + ", candidate "
                         + report.path("candidateVersion").asText() + ": " + (report.path("safeToActivate").asBoolean()
                         ? "safe to activate" : "NOT safe to activate"));
+                JsonNode a = report.at("/totals/active");
+                JsonNode c = report.at("/totals/candidate");
+                context.out().println("pipeline until " + report.path("simulatedUntil").asText() + ": "
+                        + report.path("requests").size() + " request(s) and " + report.path("leases").size()
+                        + " lease(s) end differently, " + report.path("devices").size() + " device(s) change tier or labels");
+                context.out().println("placed " + a.path("requestsPlaced").asInt() + " → " + c.path("requestsPlaced").asInt()
+                        + ", queue " + a.path("queueLength").asInt() + " → " + c.path("queueLength").asInt()
+                        + ", GPUs changing hands " + a.path("gpusChangingHands").asInt() + " → " + c.path("gpusChangingHands").asInt()
+                        + ", reclaimed GPU-h/h " + a.path("reclaimedGpuHoursPerHour").asDouble() + " → "
+                        + c.path("reclaimedGpuHoursPerHour").asDouble());
+                if (report.path("requests").size() > 0) {
+                    Table.of().column("REQUEST", "/requestId").column("TENANT", "/tenantId")
+                            .column("BEFORE", "/before/outcome").column("POOL", "/before/pool").column("NODES", "/before/nodes")
+                            .column("AFTER", "/after/outcome").column("POOL", "/after/pool").column("NODES", "/after/nodes")
+                            .column("REASON AFTER", "/after/reasonCode")
+                            .print(report.path("requests"), context.out());
+                }
+                if (report.path("leases").size() > 0) {
+                    Table.of().column("LEASE", "/leaseId").column("TENANT", "/tenantId").column("BEFORE", "/before/outcome")
+                            .column("AFTER", "/after/outcome").column("FOR", "/after/forRequest")
+                            .column("RULE AFTER", "/after/rules/0").print(report.path("leases"), context.out());
+                }
                 context.out().println(report.path("changes").size() + " changed decisions, "
                         + report.path("newlyPreempted").size() + " newly preempted, "
                         + report.path("newlyReclaimed").size() + " newly reclaimed");

@@ -1,9 +1,16 @@
 package io.gpupool.governance;
 
+import io.gpupool.domain.lease.WorkloadKind;
+import io.gpupool.domain.request.GpuRequest;
+import io.gpupool.domain.request.RequestState;
 import io.gpupool.policy.check.PolicyValidator;
 import io.gpupool.policy.check.ValidationReport;
+import io.gpupool.policy.dryrun.DecisionChange;
 import io.gpupool.policy.dryrun.DryRun;
 import io.gpupool.policy.dryrun.DryRunResult;
+import io.gpupool.policy.dryrun.PipelineDiff;
+import io.gpupool.policy.dryrun.PipelineRun;
+import io.gpupool.policy.dryrun.PipelineTotals;
 import io.gpupool.policy.engine.CompiledPolicy;
 import io.gpupool.policy.engine.PolicyMessage;
 import io.gpupool.policy.fact.RequestFact;
@@ -11,49 +18,73 @@ import io.gpupool.policy.fact.SnapshotFacts;
 import io.gpupool.policy.fact.UsageWindow;
 import io.gpupool.policy.ruleset.LayeredRuleSet;
 import io.gpupool.policy.ruleset.RuleSet;
+import io.gpupool.policy.ruleset.RuleSetHash;
 import io.gpupool.policy.scenario.ScenarioFixture;
 import io.gpupool.policy.scenario.ScenarioSpec;
+import io.gpupool.policy.scenario.ScenarioSpec.RequestSpec;
+import io.gpupool.problem.FieldChecks;
 import io.gpupool.problem.ProblemException;
-import io.gpupool.store.WorkingSet;
+import io.gpupool.snapshot.PoolSnapshot;
 import jakarta.inject.Singleton;
 
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
- * Runs a candidate policy next to the active one on the same facts, through the engine entry
- * points enforcement uses ({@link DryRun}), and checks it on the live fleet ({@link LiveFleetCheck}:
- * warnings and coherence errors in {@code candidateValidation}, a coherence error makes it unsafe to
- * activate). Reads only: nothing is stored, activated or logged.
+ * Runs a candidate policy next to the active one through the whole pipeline without the commit
+ * ({@link PipelineDryRun}: grace periods, reclamation sweep with the live usage samples, the queue
+ * pass with backfill, placement and preemption, then the what-if requests), on the live model or a
+ * scenario, and compares where each ends; compares their decisions aspect by aspect on the same
+ * sweep ({@link DryRun}); checks the candidate on the live fleet ({@link LiveFleetCheck}). Changes
+ * nothing of the pool; each dry-run that answers is appended to the {@link DryRunLog}.
  */
 @Singleton
 public class PolicyDryRunService {
+    private static final int MAX_WHAT_IFS = 1000;
     private final PolicyLifecycle lifecycle;
     private final ActivePolicy active;
     private final PolicyValidator validator;
     private final DryRun dryRun;
-    private final WorkingSet workingSet;
+    private final PipelineDryRun pipeline;
     private final Clock clock;
     private final LiveFleetCheck fleetCheck;
+    private final DryRunLog log;
 
     PolicyDryRunService(PolicyLifecycle lifecycle, ActivePolicy active, PolicyValidator validator, DryRun dryRun,
-                        WorkingSet workingSet, Clock clock, LiveFleetCheck fleetCheck) {
+                        PipelineDryRun pipeline, Clock clock, LiveFleetCheck fleetCheck, DryRunLog log) {
         this.fleetCheck = fleetCheck;
         this.lifecycle = lifecycle;
         this.active = active;
         this.validator = validator;
         this.dryRun = dryRun;
-        this.workingSet = workingSet;
+        this.pipeline = pipeline;
         this.clock = clock;
+        this.log = log;
     }
 
-    public DryRunReport dryRun(DryRunRequest request) {
+    public DryRunReport dryRun(DryRunRequest request, String principal) {
         if (request == null || (request.candidateVersion() == null) == (request.files() == null || request.files().isEmpty())) {
             throw ProblemException.invalid("Give exactly one candidate: 'candidateVersion' (a stored version) or 'files'");
+        }
+        if (request.scenario() != null && request.requests() != null && !request.requests().isEmpty()) {
+            throw ProblemException.invalid("Give what-if 'requests' or a 'scenario' (with its own requests), not both");
         }
         LayeredRuleSet layered = request.candidateVersion() != null ? null : LayeringSummary.resolve(request.files());
         RuleSet candidate = layered == null ? lifecycle.load(request.candidateVersion())
                 : layered.ruleSet().withVersion("candidate");
+        String hash = layered == null ? lifecycle.version(request.candidateVersion()).contentHash()
+                : RuleSetHash.sha256(layered.ruleSet());
+        boolean scenario = request.scenario() != null;
+        PipelineDryRun.Input input = scenario ? new PipelineDryRun.Input(ScenarioFixture.facts(request.scenario()).snapshot(),
+                ScenarioFixture.usage(request.scenario()), ScenarioFixture.now(request.scenario())) : pipeline.live();
+        List<RequestSpec> specs = scenario ? nonNull(request.scenario().requests()) : nonNull(request.requests());
+        List<GpuRequest> whatIf = whatIfs(specs, input);
         ValidationReport report = validator.validate(candidate);
         CompiledPolicy compiled = report.policy().orElseThrow(() -> ProblemException.unprocessable(
                 "The candidate does not compile", report.errors().stream().map(Object::toString).toList()));
@@ -63,19 +94,121 @@ public class PolicyDryRunService {
             // Its evaluation was stopped on the test fixtures; on the live queue it would only be stopped again, once per request.
             throw ProblemException.unprocessable("The candidate cannot be evaluated within its budget", stopped);
         }
-        SnapshotFacts facts;
-        List<RequestFact> pending;
-        if (request.scenario() != null) {
-            facts = ScenarioFixture.facts(request.scenario());
-            pending = ScenarioFixture.requests(request.scenario());
-        } else {
-            facts = SnapshotFacts.of(workingSet.current(), clock.instant(), List.of(), UsageWindow.DEFAULT);
-            pending = request.requests() == null ? List.of() : ScenarioFixture.requests(
-                    new ScenarioSpec(null, null, null, null, request.requests(), null, null));
+        CompiledPolicy activePolicy = active.current().policy();
+
+        CompletableFuture<PipelineRun> candidateRun = CompletableFuture.supplyAsync(() -> pipeline.run(compiled, input, whatIf));
+        PipelineRun activeRun = pipeline.run(activePolicy, input, whatIf);
+        PipelineRun candidateResult;
+        try {
+            candidateResult = candidateRun.join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : e;
         }
-        DryRunResult result = dryRun.compare(active.current().policy(), compiled, facts, pending);
+        PipelineDiff diff = PipelineDiff.between(activeRun, candidateResult);
+        List<RequestFact> pending = specs.isEmpty() ? List.of() : ScenarioFixture.requests(
+                new ScenarioSpec(null, null, null, null, withIds(specs, whatIf), null, null));
+        SnapshotFacts facts = pending.isEmpty() ? SnapshotFacts.of(input.fleet())
+                : SnapshotFacts.of(input.fleet(), input.now(), input.usage(), UsageWindow.DEFAULT);
+        DryRunResult result = dryRun.compare(activePolicy, compiled, activeRun.sweep(), candidateResult.sweep(), facts, pending);
         // the candidate on the live fleet, whatever the dry-run's input: its warnings and coherence errors are shown
         ValidationSummary validation = ValidationSummary.of(report).with(fleetCheck.check(candidate, report));
-        return DryRunReport.of(result, validation, layered == null ? null : LayeringSummary.of(layered));
+        DryRunReport out = DryRunReport.of(result, diff, activeRun, validation, layered == null ? null : LayeringSummary.of(layered));
+        log.append(new DryRunRecord(0, clock.instant(), principal, hash, result.candidateVersion(), result.activeVersion(),
+                scenario ? "scenario" : "live", diff.requests().size(), diff.leases().size(), out.devices().size(),
+                out.safeToActivate(), summary(diff, out.devices().size())));
+        return out;
+    }
+
+    /** One line for the log: what the diff names, and the totals that moved. */
+    static String summary(PipelineDiff diff, int devices) {
+        PipelineTotals a = diff.activeTotals();
+        PipelineTotals c = diff.candidateTotals();
+        return diff.requests().size() + " request(s) and " + diff.leases().size() + " lease(s) end differently, "
+                + devices + " device(s) change tier or labels; placed " + a.requestsPlaced() + " → " + c.requestsPlaced()
+                + ", GPUs changing hands " + a.gpusChangingHands() + " → " + c.gpusChangingHands()
+                + ", reclaimed GPU-h/h " + a.reclaimedGpuHoursPerHour() + " → " + c.reclaimedGpuHoursPerHour()
+                + ", queue " + a.queueLength() + " → " + c.queueLength();
+    }
+
+    /**
+     * What-if requests as a submission would make them (ids kept when given, else {@code what-if-N}),
+     * refused with 4xx when a tenant, pool-less kind or size makes no sense: nothing is then run or recorded.
+     */
+    private static List<GpuRequest> whatIfs(List<RequestSpec> specs, PipelineDryRun.Input input) {
+        if (specs.size() > MAX_WHAT_IFS) {
+            throw ProblemException.invalid("requests: at most " + MAX_WHAT_IFS + " what-if requests, got " + specs.size());
+        }
+        PoolSnapshot fleet = input.fleet();
+        List<GpuRequest> out = new ArrayList<>();
+        Set<String> ids = new HashSet<>();
+        for (int i = 0; i < specs.size(); i++) {
+            RequestSpec s = specs.get(i);
+            String where = "requests[" + i + "]";
+            if (s == null) {
+                throw ProblemException.invalid(where + ": a request is required");
+            }
+            if (s.tenant() == null || fleet.tenant(s.tenant()).isEmpty()) {
+                throw ProblemException.invalid(where + ".tenant: no tenant '" + (s.tenant() == null ? ""
+                        : FieldChecks.excerpt(s.tenant())) + "' in the fleet");
+            }
+            WorkloadKind kind;
+            try {
+                kind = WorkloadKind.valueOf(String.valueOf(s.kind()).toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw ProblemException.invalid(where + ".kind: one of " + java.util.Arrays.toString(WorkloadKind.values()));
+            }
+            int milli = s.milli() == null ? 1000 : s.milli();
+            int gang = s.gang() == null ? 1 : s.gang();
+            // the field checks of a submission (request.NewRequest), which governance cannot call
+            FieldChecks check = new FieldChecks();
+            check.maxLength(where + ".id", s.id(), 128);
+            check.maxLength(where + ".priorityClass", s.priorityClass(), 64);
+            check.maxLength(where + ".mig", s.mig(), 32);
+            check.range(where + ".gpus", s.gpus(), 1, 4096);
+            check.range(where + ".milli", milli, 1, 1000);
+            check.range(where + ".gang", gang, 1, Math.max(1, s.gpus()));
+            if (s.gpus() > 0 && gang > 0 && s.gpus() % gang != 0) {
+                check.error(where + ".gpus: " + s.gpus() + " GPUs do not split evenly over a gang of " + gang);
+            }
+            if ((milli < 1000 || s.mig() != null) && s.gpus() > 1) {
+                check.error(where + ".milli/mig: a fraction lives on one GPU; ask for gpus: 1");
+            }
+            if (s.mig() != null && milli < 1000) {
+                check.error(where + ".mig: give either a MIG profile or milli, not both");
+            }
+            check.nonNegative(where + ".minMemoryGib", s.minMemoryGib() == null ? null : s.minMemoryGib().longValue());
+            if (s.ttl() != null && (s.ttl().isNegative() || s.ttl().getSeconds() > 90L * 24 * 3600)) {
+                check.error(where + ".ttl: from 0 to 90 days");
+            }
+            if (s.models() != null && (s.models().size() > 64
+                    || s.models().stream().anyMatch(m -> m == null || m.isBlank() || m.length() > 128))) {
+                check.error(where + ".models: at most 64 model names, none blank");
+            }
+            check.throwIfAny("The what-if request is not valid");
+            String id = s.id() != null && !s.id().isBlank() ? s.id() : "what-if-" + (i + 1);
+            if (!ids.add(id) || fleet.queued().get(id) != null) {
+                throw ProblemException.invalid(where + ".id: '" + FieldChecks.excerpt(id) + "' is used twice");
+            }
+            out.add(new GpuRequest(id, s.tenant(), null, kind, s.gpus(), milli, s.mig(),
+                    s.models() == null ? List.of() : s.models(), s.minMemoryGib() == null ? 0 : s.minMemoryGib() * 1024L,
+                    List.of(), gang, "ANY", false, null, s.priorityClass(), !Boolean.FALSE.equals(s.preemptible()),
+                    s.ttl() == null ? 0 : s.ttl().getSeconds(), RequestState.QUEUED, 0, null, null, input.now(), input.now()));
+        }
+        return out;
+    }
+
+    /** The specs with the ids their what-if requests got, so both comparisons name a request alike. */
+    private static List<RequestSpec> withIds(List<RequestSpec> specs, List<GpuRequest> whatIf) {
+        List<RequestSpec> out = new ArrayList<>();
+        for (int i = 0; i < specs.size(); i++) {
+            RequestSpec s = specs.get(i);
+            out.add(new RequestSpec(whatIf.get(i).id(), s.tenant(), s.kind(), s.gpus(), s.milli(), s.mig(), s.models(),
+                    s.minMemoryGib(), s.gang(), s.priorityClass(), s.preemptible(), s.ttl()));
+        }
+        return out;
+    }
+
+    private static <T> List<T> nonNull(List<T> list) {
+        return list == null ? List.of() : list;
     }
 }

@@ -1,12 +1,9 @@
 package io.gpupool.request;
 
 import io.gpupool.request.decision.Outcome;
-import io.gpupool.request.decision.DecisionContext;
-import io.gpupool.request.decision.RequestDecider;
+import io.gpupool.request.decision.PolicyPipeline;
 import io.gpupool.request.backfill.Backfill;
 import io.gpupool.request.input.QueueOrder;
-import io.gpupool.request.input.Allocators;
-import io.gpupool.request.input.PolicyInputs;
 import io.gpupool.domain.request.BlockedBy;
 import io.gpupool.domain.request.WhyPending;
 import io.gpupool.domain.request.RequestState;
@@ -42,8 +39,7 @@ import java.util.UUID;
 @Singleton
 public class AllocationService {
     private final WorkingSet workingSet;
-    private final RequestDecider decider;
-    private final Backfill backfill;
+    private final PolicyPipeline pipeline;
     private final Clock clock;
 
     AllocationService(WorkingSet workingSet, PolicyEngine engine, ActivePolicy active, Clock clock,
@@ -55,10 +51,7 @@ public class AllocationService {
                     + candidateNodes);
         }
         this.workingSet = workingSet;
-        Allocators allocators = new Allocators();
-        PolicyInputs inputs = new PolicyInputs(); // one per writer: the decider and backfill share derived state
-        this.decider = new RequestDecider(engine, active, allocators, inputs, grace, candidateNodes, widenEvery);
-        this.backfill = new Backfill(allocators, inputs);
+        this.pipeline = new PolicyPipeline(engine, active, grace, candidateNodes, widenEvery);
         this.clock = clock;
     }
 
@@ -93,12 +86,12 @@ public class AllocationService {
                     return replay(before, earlier.get(), changes.findLease(String.valueOf(earlier.get().leaseId())));
                 }
             }
-            return decider.decide(DecisionContext.submission(before, changes, request, backfill.current(), now));
+            return pipeline.submit(before, changes, request, now);
         });
         if (outcome.kind() == Outcome.Kind.QUEUED && outcome.request().whyPending().blockedBy() == BlockedBy.CAPACITY
-                && !backfill.current().hasHeadIn(outcome.request().whyPending().pool())) {
+                && !pipeline.reservations().hasHeadIn(outcome.request().whyPending().pool())) {
             // A new head of its pool's queue: reserve for it now rather than at the next scheduling pass.
-            workingSet.write((before, changes) -> backfill.refresh(before, clock.instant()));
+            workingSet.write((before, changes) -> pipeline.refreshReservations(before, clock.instant()));
         }
         return outcome;
     }
@@ -147,12 +140,17 @@ public class AllocationService {
 
     /** Nothing queued and nothing reserved: a scheduling pass over the queues has nothing to do. */
     public boolean nothingWaits() {
-        return workingSet.current().queued().isEmpty() && backfill.current().isEmpty();
+        return workingSet.current().queued().isEmpty() && pipeline.reservations().isEmpty();
+    }
+
+    /** The decider and reservations of the active policy, for the scheduling steps. */
+    public PolicyPipeline pipeline() {
+        return pipeline;
     }
 
     /** Inside a running write: reserves again for the head of each pool's queue (backfill). */
     public Backfill.Reservations refreshReservations(PoolSnapshot before) {
-        return backfill.refresh(before, clock.instant());
+        return pipeline.refreshReservations(before, clock.instant());
     }
 
     /**
@@ -161,9 +159,7 @@ public class AllocationService {
      */
     public Outcome retry(PoolSnapshot before, Changes changes, GpuRequest queued, Instant now,
                   boolean widenHeld) {
-        GpuRequest current = before.queued().get(queued.id());
-        return current == null ? null
-                : decider.decide(DecisionContext.retry(before, changes, current, backfill.current(), now, widenHeld));
+        return pipeline.retry(before, changes, queued, now, widenHeld);
     }
 
     /**

@@ -179,6 +179,7 @@ class CommandLineTest {
         CliRun.Result dryRun = cli.run("policy", "dry-run", "2");
         assertThat(dryRun.exitCode()).as(dryRun.out() + dryRun.err()).isZero();
         assertThat(dryRun.out()).startsWith("active v1, candidate v2: safe to activate");
+        assertThat(dryRun.out()).as("the pipeline's diff and totals").contains("lease(s) end differently", "GPUs changing hands");
 
         assertThat(cli.run("policy", "activate", "v2", "-m", "try").out()).startsWith("active: v2 (was v1)");
         assertThat(cli.run("policy", "rollback", "1", "-m", "back").out()).startsWith("active: v1 (was v2)");

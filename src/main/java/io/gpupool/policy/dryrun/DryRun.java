@@ -26,8 +26,16 @@ public final class DryRun {
 
     public DryRunResult compare(CompiledPolicy active, CompiledPolicy candidate, SnapshotFacts facts,
                                 List<RequestFact> pending) {
-        Evaluation activeSweep = engine.sweep(active, facts, pending);
-        Evaluation candidateSweep = engine.sweep(candidate, facts, pending);
+        return compare(active, candidate, engine.sweep(active, facts, pending), engine.sweep(candidate, facts, pending),
+                facts, pending);
+    }
+
+    /**
+     * The same comparison on sweeps already evaluated by enforcement's own sweep (a pipeline
+     * dry-run's, on the same model): only the pending requests' admissions are evaluated here.
+     */
+    public DryRunResult compare(CompiledPolicy active, CompiledPolicy candidate, Evaluation activeSweep,
+                                Evaluation candidateSweep, SnapshotFacts facts, List<RequestFact> pending) {
         Map<String, Evaluation> activeAdmissions = new LinkedHashMap<>();
         Map<String, Evaluation> candidateAdmissions = new LinkedHashMap<>();
         for (RequestFact request : pending) {

@@ -79,6 +79,19 @@ public final class ScenarioFixture {
         return SnapshotFacts.of(b.build(), now, samples, UsageWindow.DEFAULT);
     }
 
+    /** The usage samples the scenario's leases report (those {@link #facts} holds). */
+    public static List<UsageSample> usage(ScenarioSpec spec) {
+        Instant now = now(spec);
+        ScenarioSpec.Given g = spec.given();
+        List<UsageSample> samples = new ArrayList<>();
+        if (g != null) {
+            for (LeaseSpec l : list(g.leases())) {
+                samples.addAll(samples(l, now));
+            }
+        }
+        return samples;
+    }
+
     public static List<RequestFact> requests(ScenarioSpec spec) {
         return list(spec.requests()).stream().map(ScenarioFixture::request).toList();
     }

@@ -2,6 +2,9 @@ package io.gpupool.request.scheduling;
 
 import io.gpupool.request.AllocationService;
 import io.gpupool.request.decision.Outcome;
+import io.gpupool.request.decision.PolicyPipeline;
+import io.gpupool.domain.lease.UsageSample;
+import io.gpupool.policy.engine.CompiledPolicy;
 import io.gpupool.request.input.PolicyInputs;
 import io.gpupool.domain.request.BlockedBy;
 import io.gpupool.domain.request.WhyPending;
@@ -39,6 +42,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -202,10 +206,17 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
      * they were preempted for, so no request arriving in between can take the GPUs they give back.
      */
     public void endGracePeriods() {
-        Instant now = clock.instant();
+        endGracePeriods(ModelWriter.of(workingSet), allocation.pipeline(), clock.instant()).forEach(usage::forget);
+    }
+
+    /**
+     * The step itself, on whichever model: returns the leases whose grace period had run out at
+     * {@code now} (each ended, or already gone). A dry-run calls it on uncommitted changes.
+     */
+    static List<String> endGracePeriods(ModelWriter model, PolicyPipeline pipeline, Instant now) {
         Map<String, List<String>> victimsOf = new LinkedHashMap<>(); // preemptor → its victims whose notice ran out
         List<String> reclaimed = new ArrayList<>();
-        for (Lease lease : workingSet.current().underNotice().values()) {
+        for (Lease lease : model.current().underNotice().values()) {
             if (lease.deadline() == null || lease.deadline().isAfter(now)) {
                 continue;
             }
@@ -216,21 +227,23 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
                 victimsOf.computeIfAbsent(preemptor, k -> new ArrayList<>()).add(lease.id());
             }
         }
+        List<String> ended = new ArrayList<>();
         for (String leaseId : reclaimed) {
-            workingSet.write(end(List.of(leaseId), now));
-            usage.forget(leaseId);
+            model.write(end(List.of(leaseId), now));
+            ended.add(leaseId);
         }
         victimsOf.forEach((preemptor, victims) -> {
             try {
-                workingSet.write(end(victims, now), ended -> handOver(preemptor, now));
+                model.write(end(victims, now), done -> handOver(pipeline, preemptor, now));
             } catch (HandOverFailed e) {
                 // A bug in the decision, say: the leases still end, and the request waits for the
                 // scheduling pass, rather than the leases never ending.
                 LOG.error("Handing leases {} to request {} failed; ending them alone", victims, preemptor, e);
-                workingSet.write(end(victims, now));
+                model.write(end(victims, now));
             }
-            victims.forEach(usage::forget);
+            ended.addAll(victims);
         });
+        return ended;
     }
 
     /**
@@ -261,14 +274,14 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
     }
 
     /** Retries {@code requestId} on the GPUs its victims just gave back, in their commit. */
-    private Mutation<Outcome> handOver(String requestId, Instant now) {
+    private static Mutation<Outcome> handOver(PolicyPipeline pipeline, String requestId, Instant now) {
         return (before, changes) -> {
             GpuRequest waiting = before.queued().get(requestId);
             if (waiting == null) {
                 return null; // cancelled meanwhile, say
             }
             try {
-                return allocation.retry(before, changes, waiting, now, false);
+                return pipeline.retry(before, changes, waiting, now, false);
             } catch (RuntimeException e) {
                 throw new HandOverFailed(e);
             }
@@ -284,39 +297,53 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
 
     /** The policy's reclamation sweep over the whole pool; each ordered lease is handled once. */
     void sweep(Instant now) {
-        PoolSnapshot snapshot = workingSet.current();
-        SnapshotFacts facts = SnapshotFacts.of(snapshot, now, usage.all(), UsageWindow.DEFAULT);
-        Evaluation evaluation = engine.sweep(active.current().policy(), facts,
+        sweep(ModelWriter.of(workingSet), engine, active.current().policy(), usage.all(), grace, now);
+    }
+
+    /**
+     * The sweep on whichever model, with the usage samples it is given (the live sweep gives those
+     * {@link UsageRecorder} keeps): returns the evaluation, whose reclaim plan it enforced (none
+     * when the policy failed).
+     */
+    static Evaluation sweep(ModelWriter model, PolicyEngine engine, CompiledPolicy policy, Collection<UsageSample> usage,
+                            Duration grace, Instant now) {
+        PoolSnapshot snapshot = model.current();
+        SnapshotFacts facts = SnapshotFacts.of(snapshot, now, usage, UsageWindow.DEFAULT);
+        Evaluation evaluation = engine.sweep(policy, facts,
                 snapshot.queued().values().stream().map(PolicyInputs::fact).toList());
         if (!evaluation.ok()) {
-            LOG.error("Reclamation sweep not enforced: the active policy failed: {}", evaluation.errors());
-            return;
+            LOG.error("Reclamation sweep not enforced: the policy failed: {}", evaluation.errors());
+            return evaluation;
         }
         for (ReclaimOrder order : evaluation.reclaimPlan()) {
-            workingSet.write((before, changes) -> {
-                Lease lease = before.lease(order.leaseId()).orElse(null);
-                if (lease == null || lease.state() != LeaseState.ACTIVE) {
-                    return null;
-                }
-                boolean immediate = order.cause() == ReclaimCause.TTL_EXPIRED || order.cause() == ReclaimCause.UNHEALTHY_DEVICE;
-                Lease changed = immediate ? LeaseTransitions.end(lease,
-                        order.cause() == ReclaimCause.TTL_EXPIRED ? LeaseState.EXPIRED : LeaseState.RECLAIMED)
-                        : LeaseTransitions.notice(lease, now.plus(grace),
-                        new Notice(null, List.of(order.ruleName()), order.policyVersion(), order.reasonCode()));
-                changes.update(changed);
-                DecisionAction action = order.cause() == ReclaimCause.TTL_EXPIRED ? DecisionAction.EXPIRE
-                        : immediate ? DecisionAction.RECLAIM : DecisionAction.NOTICE;
-                changes.log(LoggedDecision.of(action, lease.requestId(), lease.id(), lease.tenantId(),
-                        List.of(order.ruleName()), order.policyVersion(), order.reasonCode(), order.message()
-                                + (immediate ? "" : "; GPUs are taken at " + changed.deadline())), now);
-                if (order.cause() == ReclaimCause.UNHEALTHY_DEVICE) {
-                    requeue(changes, lease, order, now);
-                } else if (immediate) {
-                    changes.endRequestOf(changed, now);
-                }
-                return changed;
-            });
+            model.write((before, changes) -> reclaim(before, changes, order, grace, now));
         }
+        return evaluation;
+    }
+
+    /** One reclaim order: TTL and broken hardware end the lease now, anything else gives it notice. */
+    private static Lease reclaim(PoolSnapshot before, Changes changes, ReclaimOrder order, Duration grace, Instant now) {
+        Lease lease = before.lease(order.leaseId()).orElse(null);
+        if (lease == null || lease.state() != LeaseState.ACTIVE) {
+            return null;
+        }
+        boolean immediate = order.cause() == ReclaimCause.TTL_EXPIRED || order.cause() == ReclaimCause.UNHEALTHY_DEVICE;
+        Lease changed = immediate ? LeaseTransitions.end(lease,
+                order.cause() == ReclaimCause.TTL_EXPIRED ? LeaseState.EXPIRED : LeaseState.RECLAIMED)
+                : LeaseTransitions.notice(lease, now.plus(grace),
+                new Notice(null, List.of(order.ruleName()), order.policyVersion(), order.reasonCode()));
+        changes.update(changed);
+        DecisionAction action = order.cause() == ReclaimCause.TTL_EXPIRED ? DecisionAction.EXPIRE
+                : immediate ? DecisionAction.RECLAIM : DecisionAction.NOTICE;
+        changes.log(LoggedDecision.of(action, lease.requestId(), lease.id(), lease.tenantId(),
+                List.of(order.ruleName()), order.policyVersion(), order.reasonCode(), order.message()
+                        + (immediate ? "" : "; GPUs are taken at " + changed.deadline())), now);
+        if (order.cause() == ReclaimCause.UNHEALTHY_DEVICE) {
+            requeue(changes, lease, order, now);
+        } else if (immediate) {
+            changes.endRequestOf(changed, now);
+        }
+        return changed;
     }
 
     /** Work lost to broken hardware goes back to the queue under its original request. */

@@ -3,6 +3,7 @@ package io.gpupool.request.scheduling;
 import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.request.AllocationService;
 import io.gpupool.request.decision.Outcome;
+import io.gpupool.request.decision.PolicyPipeline;
 import io.gpupool.request.input.QueueOrder;
 import io.gpupool.store.WorkingSet;
 import io.micronaut.context.annotation.Value;
@@ -47,10 +48,30 @@ public class QueuePass {
             // one write per release. A request queued meanwhile reserves for itself when submitted.
             return 0;
         }
-        workingSet.write((before, changes) -> allocation.refreshReservations(before));
         List<GpuRequest> order = QueueOrder.ordered(workingSet.current());
-        int resumeAt = Math.max(0, order.stream().map(GpuRequest::id).toList().indexOf(searchesResumeAt));
-        PassBudget budget = PassBudget.starting(searchBudget, resumeAt);
+        PassBudget budget = PassBudget.starting(searchBudget, resumePosition(order));
+        int placed = pass(ModelWriter.of(workingSet), allocation.pipeline(), clock, budget);
+        searchesResumeAt = budget.ranOutAt() < 0 || budget.ranOutAt() >= order.size() ? null : order.get(budget.ranOutAt()).id();
+        return placed;
+    }
+
+    /** Where the next pass's search budget starts in {@code order}: where the last one ran out (0: the front). */
+    int resumePosition(List<GpuRequest> order) {
+        return Math.max(0, order.stream().map(GpuRequest::id).toList().indexOf(searchesResumeAt));
+    }
+
+    /** A budget for a pass over {@code order}, as the next live pass would start it. */
+    PassBudget nextBudget(List<GpuRequest> order) {
+        return PassBudget.starting(searchBudget, resumePosition(order));
+    }
+
+    /**
+     * The pass itself, on whichever model: reservations refreshed, then every queued request retried
+     * in policy order, each in a write of its own, at the clock's time. Returns how many it placed.
+     */
+    static int pass(ModelWriter model, PolicyPipeline pipeline, Clock clock, PassBudget budget) {
+        model.write((before, changes) -> pipeline.refreshReservations(before, clock.instant()));
+        List<GpuRequest> order = QueueOrder.ordered(model.current());
         int placed = 0;
         for (int position = 0; position < order.size(); position++) {
             GpuRequest queued = order.get(position);
@@ -60,12 +81,11 @@ public class QueuePass {
             }
             // Decided before the write: the budget is the pass's, not the model's.
             boolean widenHeld = budget.holds(position);
-            Outcome outcome = workingSet.write((before, changes) -> allocation.retry(before, changes, queued, now, widenHeld));
+            Outcome outcome = model.write((before, changes) -> pipeline.retry(before, changes, queued, now, widenHeld));
             if (outcome != null && outcome.kind() == Outcome.Kind.PLACED) {
                 placed++;
             }
         }
-        searchesResumeAt = budget.ranOutAt() < 0 ? null : order.get(budget.ranOutAt()).id();
         return placed;
     }
 }

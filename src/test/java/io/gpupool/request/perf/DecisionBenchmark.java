@@ -75,7 +75,7 @@ public final class DecisionBenchmark {
     }
 
     /** Writes the synthetic pool through the store in one transaction, as an import would. */
-    private static void seed(WorkingSet workingSet, PoolSnapshot s) {
+    static void seed(WorkingSet workingSet, PoolSnapshot s) {
         workingSet.write((before, changes) -> {
             Site site = new Site("s1", "site", "region");
             Cluster cluster = new Cluster("c1", "s1", "cluster", "InfiniBand");

@@ -1,0 +1,53 @@
+package io.gpupool.request.decision;
+
+import io.gpupool.domain.request.GpuRequest;
+import io.gpupool.governance.ActivePolicy;
+import io.gpupool.policy.engine.PolicyEngine;
+import io.gpupool.request.backfill.Backfill;
+import io.gpupool.request.input.Allocators;
+import io.gpupool.request.input.PolicyInputs;
+import io.gpupool.snapshot.PoolSnapshot;
+import io.gpupool.store.Changes;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * The deciding half of the pipeline for one policy holder: a {@link RequestDecider} and the backfill
+ * reservations it keeps off, sharing one writer's derived inputs. The live service holds one for the
+ * active policy ({@code AllocationService}); a dry-run holds one per side, deciding on uncommitted
+ * changes, so both decide with the same code.
+ */
+public final class PolicyPipeline {
+    private final RequestDecider decider;
+    private final Backfill backfill;
+
+    public PolicyPipeline(PolicyEngine engine, ActivePolicy policy, Duration grace, int candidateNodes,
+                          Duration widenEvery) {
+        Allocators allocators = new Allocators();
+        PolicyInputs inputs = new PolicyInputs(); // one per writer: the decider and backfill share derived state
+        this.decider = new RequestDecider(engine, policy, allocators, inputs, grace, candidateNodes, widenEvery);
+        this.backfill = new Backfill(allocators, inputs);
+    }
+
+    /** A request just submitted, decided on {@code before} against the current reservations. */
+    public Outcome submit(PoolSnapshot before, Changes changes, GpuRequest request, Instant now) {
+        return decider.decide(DecisionContext.submission(before, changes, request, backfill.current(), now));
+    }
+
+    /** {@code queued} decided again on {@code before}, as a scheduling pass does; null when it is no longer queued there. */
+    public Outcome retry(PoolSnapshot before, Changes changes, GpuRequest queued, Instant now, boolean widenHeld) {
+        GpuRequest current = before.queued().get(queued.id());
+        return current == null ? null
+                : decider.decide(DecisionContext.retry(before, changes, current, backfill.current(), now, widenHeld));
+    }
+
+    /** Reserves again for the head of each pool's queue. */
+    public Backfill.Reservations refreshReservations(PoolSnapshot before, Instant now) {
+        return backfill.refresh(before, now);
+    }
+
+    public Backfill.Reservations reservations() {
+        return backfill.current();
+    }
+}

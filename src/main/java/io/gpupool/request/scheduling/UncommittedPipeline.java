@@ -1,0 +1,240 @@
+package io.gpupool.request.scheduling;
+
+import io.gpupool.domain.decision.DecisionAction;
+import io.gpupool.domain.decision.LoggedDecision;
+import io.gpupool.domain.inventory.Device;
+import io.gpupool.domain.lease.DeviceShare;
+import io.gpupool.domain.lease.Lease;
+import io.gpupool.domain.lease.LeaseState;
+import io.gpupool.domain.request.BlockedBy;
+import io.gpupool.domain.request.GpuRequest;
+import io.gpupool.domain.request.WhyPending;
+import io.gpupool.governance.ActivePolicy;
+import io.gpupool.governance.PipelineDryRun;
+import io.gpupool.lease.UsageRecorder;
+import io.gpupool.policy.dryrun.LeaseFate;
+import io.gpupool.policy.dryrun.PipelineRun;
+import io.gpupool.policy.dryrun.PipelineTotals;
+import io.gpupool.policy.dryrun.RequestFate;
+import io.gpupool.policy.engine.CompiledPolicy;
+import io.gpupool.policy.engine.Evaluation;
+import io.gpupool.policy.engine.PolicyEngine;
+import io.gpupool.request.decision.Outcome;
+import io.gpupool.request.decision.PolicyPipeline;
+import io.gpupool.request.input.QueueOrder;
+import io.gpupool.snapshot.PoolSnapshot;
+import io.gpupool.store.WorkingSet;
+import io.micronaut.context.annotation.Value;
+import jakarta.inject.Singleton;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The pipeline without the commit. With a given policy, on an uncommitted copy of a model, it runs
+ * the very steps the live scheduler runs ({@link LifecycleScheduler#runOnce}: grace periods that ran
+ * out end and their GPUs go to the request they were taken for, the reclamation sweep with the
+ * usage samples the live sweep sees, then the queue pass: backfill reservations, admission,
+ * priority, quota, placement, preemption), then submits the what-if requests as
+ * {@code AllocationService.submit} decides them, and one grace period later ends the notices it
+ * gave and, when that gave GPUs back, passes the queue again (as the live scheduler reacts to GPUs
+ * given back), so a request that waits for GPUs taken back is seen placed.
+ * Every step states its changes on {@link ModelWriter.Uncommitted}: nothing reaches the database,
+ * the working set or the decision log. The sweep one grace period later is not run.
+ */
+@Singleton
+public class UncommittedPipeline implements PipelineDryRun {
+    private final PolicyEngine engine;
+    private final WorkingSet workingSet;
+    private final UsageRecorder usage;
+    private final QueuePass queuePass;
+    private final Clock clock;
+    private final Duration grace;
+    private final int candidateNodes;
+    private final Duration widenEvery;
+
+    UncommittedPipeline(PolicyEngine engine, WorkingSet workingSet, UsageRecorder usage, QueuePass queuePass, Clock clock,
+                        @Value("${gpupool.preemption.grace:30s}") Duration grace,
+                        @Value("${gpupool.preemption.candidate-nodes:32}") int candidateNodes,
+                        @Value("${gpupool.preemption.widen-every:30s}") Duration widenEvery) {
+        this.engine = engine;
+        this.workingSet = workingSet;
+        this.usage = usage;
+        this.queuePass = queuePass;
+        this.clock = clock;
+        this.grace = grace;
+        this.candidateNodes = candidateNodes;
+        this.widenEvery = widenEvery;
+    }
+
+    @Override
+    public Input live() {
+        return new Input(workingSet.current(), usage.all(), clock.instant());
+    }
+
+    @Override
+    public PipelineRun run(CompiledPolicy policy, Input input, List<GpuRequest> whatIf) {
+        PoolSnapshot start = input.fleet();
+        Instant now = input.now();
+        ModelWriter.Uncommitted model = new ModelWriter.Uncommitted(start);
+        PolicyPipeline pipeline = new PolicyPipeline(engine, ActivePolicy.holding(policy), grace, candidateNodes, widenEvery);
+        Map<String, GpuRequest> asked = new LinkedHashMap<>();
+        QueueOrder.ordered(start).forEach(r -> asked.put(r.id(), r));
+        whatIf.forEach(r -> asked.put(r.id(), r));
+
+        // the scheduler's pass, now
+        LifecycleScheduler.endGracePeriods(model, pipeline, now);
+        Evaluation sweep = LifecycleScheduler.sweep(model, engine, policy, input.usage(), grace, now);
+        QueuePass.pass(model, pipeline, Clock.fixed(now, ZoneOffset.UTC), queuePass.nextBudget(QueueOrder.ordered(model.current())));
+        // the what-if requests, submitted now
+        Map<String, Outcome> refused = new HashMap<>();
+        for (GpuRequest request : whatIf) {
+            Outcome outcome = model.write((before, changes) -> pipeline.submit(before, changes, request, now));
+            if (outcome.kind() == Outcome.Kind.REFUSED) {
+                refused.put(request.id(), outcome);
+            } else if (outcome.kind() == Outcome.Kind.QUEUED && outcome.request().whyPending().blockedBy() == BlockedBy.CAPACITY
+                    && !pipeline.reservations().hasHeadIn(outcome.request().whyPending().pool())) {
+                model.write((before, changes) -> pipeline.refreshReservations(before, now)); // a new head reserves
+            }
+        }
+        // one grace period later: the notices given run out, their GPUs are handed over, the queue is passed again
+        // (as live, a pass follows GPUs given back: when none were, the queue stands as the first pass left it)
+        Instant later = now.plus(grace);
+        if (!LifecycleScheduler.endGracePeriods(model, pipeline, later).isEmpty()) {
+            QueuePass.pass(model, pipeline, Clock.fixed(later, ZoneOffset.UTC),
+                    queuePass.nextBudget(QueueOrder.ordered(model.current())));
+        }
+
+        PoolSnapshot end = model.current();
+        Map<String, RequestFate> requests = requestFates(asked, whatIf, refused, end, model.logged());
+        Map<String, LeaseFate> leases = leaseFates(start, end, model.logged());
+        return new PipelineRun(policy.version(), now, later, requests, leases, totals(start, end, requests, leases), sweep);
+    }
+
+    private static Map<String, RequestFate> requestFates(Map<String, GpuRequest> asked, List<GpuRequest> whatIf,
+                                                         Map<String, Outcome> refused, PoolSnapshot end,
+                                                         List<LoggedDecision> logged) {
+        Set<String> whatIfIds = new HashSet<>();
+        whatIf.forEach(r -> whatIfIds.add(r.id()));
+        Map<String, LoggedDecision> last = new HashMap<>();
+        for (LoggedDecision d : logged) {
+            if (d.requestId() != null && asked.containsKey(d.requestId()) && (d.action() == DecisionAction.ADMIT
+                    || d.action() == DecisionAction.QUEUE || d.action() == DecisionAction.REJECT)) {
+                last.put(d.requestId(), d);
+            }
+        }
+        Map<String, RequestFate> fates = new LinkedHashMap<>();
+        for (GpuRequest r : asked.values()) {
+            boolean isWhatIf = whatIfIds.contains(r.id());
+            GpuRequest queued = end.queued().get(r.id());
+            LoggedDecision d = last.get(r.id());
+            RequestFate fate;
+            if (queued != null) {
+                fate = waiting(r, isWhatIf, RequestFate.Outcome.QUEUED, queued.priority(), queued.whyPending());
+            } else if (refused.containsKey(r.id())) {
+                GpuRequest refusedAs = refused.get(r.id()).request();
+                fate = waiting(r, isWhatIf, RequestFate.Outcome.REFUSED, refusedAs.priority(), refusedAs.whyPending());
+            } else if (d != null && d.action() == DecisionAction.ADMIT) {
+                Lease lease = end.lease(d.leaseId()).orElse(null);
+                fate = new RequestFate(r.id(), r.tenantId(), isWhatIf, RequestFate.Outcome.PLACED,
+                        lease == null ? r.priority() : lease.priority(), lease == null ? null : lease.poolId(), lease == null ? List.of() : nodesOf(lease, end), null,
+                        d.ruleNames(), d.reasonCode(), d.message());
+            } else if (d != null && d.action() == DecisionAction.REJECT) {
+                fate = new RequestFate(r.id(), r.tenantId(), isWhatIf, RequestFate.Outcome.REJECTED, r.priority(), null, List.of(), null,
+                        d.ruleNames(), d.reasonCode(), d.message());
+            } else {
+                continue; // left the queue without a decision of the pipeline's (none does today)
+            }
+            fates.put(r.id(), fate);
+        }
+        return fates;
+    }
+
+    private static RequestFate waiting(GpuRequest r, boolean whatIf, RequestFate.Outcome outcome, int priority,
+                                       WhyPending why) {
+        return new RequestFate(r.id(), r.tenantId(), whatIf, outcome, priority, why == null ? null : why.pool(), List.of(),
+                why == null || why.blockedBy() == null ? null : why.blockedBy().name(),
+                why == null || why.ruleName() == null ? List.of() : List.of(why.ruleName()),
+                why == null ? null : why.reasonCode(), why == null ? null : why.message());
+    }
+
+    private static List<String> nodesOf(Lease lease, PoolSnapshot model) {
+        TreeSet<String> nodes = new TreeSet<>();
+        for (DeviceShare share : lease.shares()) {
+            model.device(share.deviceId()).map(Device::nodeId).ifPresent(nodes::add);
+        }
+        return List.copyOf(nodes);
+    }
+
+    private static Map<String, LeaseFate> leaseFates(PoolSnapshot start, PoolSnapshot end, List<LoggedDecision> logged) {
+        Map<String, LoggedDecision> ending = new HashMap<>();
+        for (LoggedDecision d : logged) {
+            if (d.leaseId() != null && (d.action() == DecisionAction.PREEMPT || d.action() == DecisionAction.RECLAIM
+                    || d.action() == DecisionAction.EXPIRE)) {
+                ending.put(d.leaseId(), d);
+            }
+        }
+        Map<String, LeaseFate> fates = new LinkedHashMap<>();
+        for (Lease was : start.leases().values()) {
+            Lease now = end.lease(was.id()).orElse(null);
+            double gpus = was.totalMilli() / 1000.0;
+            if (now != null && now.state() == LeaseState.PREEMPTING && now.notice() != null) {
+                String forRequest = now.notice().forRequest();
+                fates.put(was.id(), new LeaseFate(was.id(), was.tenantId(), was.poolId(), gpus,
+                        forRequest == null ? LeaseFate.Outcome.RECLAIMED : LeaseFate.Outcome.PREEMPTED, forRequest,
+                        now.notice().ruleNames(), now.notice().reasonCode(), false));
+            } else if (now == null && ending.containsKey(was.id())) {
+                LoggedDecision d = ending.get(was.id());
+                LeaseFate.Outcome outcome = switch (d.action()) {
+                    case PREEMPT -> LeaseFate.Outcome.PREEMPTED;
+                    case EXPIRE -> LeaseFate.Outcome.EXPIRED;
+                    default -> LeaseFate.Outcome.RECLAIMED;
+                };
+                fates.put(was.id(), new LeaseFate(was.id(), was.tenantId(), was.poolId(), gpus, outcome,
+                        outcome == LeaseFate.Outcome.PREEMPTED ? d.requestId() : null, d.ruleNames(), d.reasonCode(), true));
+            }
+        }
+        return fates;
+    }
+
+    private static PipelineTotals totals(PoolSnapshot start, PoolSnapshot end, Map<String, RequestFate> requests,
+                                         Map<String, LeaseFate> leases) {
+        Set<String> changingHands = new HashSet<>();
+        double preempted = 0;
+        double reclaimed = 0;
+        for (LeaseFate f : leases.values()) {
+            start.lease(f.leaseId()).ifPresent(l -> l.shares().forEach(s -> changingHands.add(s.deviceId())));
+            if (f.outcome() == LeaseFate.Outcome.PREEMPTED) {
+                preempted += f.gpus();
+            } else {
+                reclaimed += f.gpus();
+            }
+        }
+        for (Lease l : end.leases().values()) {
+            if (start.lease(l.id()).isEmpty()) { // get, not containsKey: OrderedPMap.containsKey scans every entry
+                l.shares().forEach(s -> changingHands.add(s.deviceId()));
+            }
+        }
+        int placed = 0;
+        int queued = 0;
+        int rejected = 0;
+        for (RequestFate f : requests.values()) {
+            switch (f.outcome()) {
+                case PLACED -> placed++;
+                case QUEUED -> queued++;
+                default -> rejected++;
+            }
+        }
+        return new PipelineTotals(placed, queued, rejected, changingHands.size(), preempted, reclaimed, reclaimed,
+                start.queued().size(), end.queued().size());
+    }
+}

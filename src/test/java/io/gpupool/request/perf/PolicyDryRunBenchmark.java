@@ -1,0 +1,154 @@
+package io.gpupool.request.perf;
+
+import io.gpupool.auth.Caller;
+import io.gpupool.auth.Role;
+import io.gpupool.domain.lease.Lease;
+import io.gpupool.domain.lease.WorkloadKind;
+import io.gpupool.governance.ActivePolicy;
+import io.gpupool.governance.DryRunReport;
+import io.gpupool.governance.DryRunRequest;
+import io.gpupool.governance.PipelineDryRun;
+import io.gpupool.governance.PolicyDryRunService;
+import io.gpupool.lease.UsageRecorder;
+import io.gpupool.policy.dryrun.PipelineRun;
+import io.gpupool.policy.perf.SyntheticFleet;
+import io.gpupool.request.AllocationService;
+import io.gpupool.request.NewRequest;
+import io.gpupool.snapshot.PoolSnapshot;
+import io.gpupool.store.WorkingSet;
+import io.gpupool.domain.tenancy.Tenant;
+import io.gpupool.testing.Percentiles;
+import io.gpupool.testing.PolicyFiles;
+import io.micronaut.context.ApplicationContext;
+
+import java.lang.management.ManagementFactory;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+/**
+ * A dry-run at scale: 10,000 GPUs, 50,000 leases (each with four usage samples in the recorder the
+ * sweep reads) and 2,000 queued requests, in process on in-memory H2. Measures the whole
+ * {@code PolicyDryRunService.dryRun} of a candidate (inline files: validation, both pipelines, the
+ * decision diff, the live-fleet check, the log record) and its parts: one side's pipeline alone.
+ * Usage: scripts/benchmark io.gpupool.request.perf.PolicyDryRunBenchmark [gpus] [leases] [queued] [runs]
+ */
+public final class PolicyDryRunBenchmark {
+    public static void main(String[] args) {
+        int gpus = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
+        int leases = args.length > 1 ? Integer.parseInt(args[1]) : 50_000;
+        int queued = args.length > 2 ? Integer.parseInt(args[2]) : 2_000;
+        int runs = args.length > 3 ? Integer.parseInt(args[3]) : 5;
+        System.out.printf("load average at start: %.2f, cpus: %d, java %s%n",
+                ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
+                Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
+        Map<String, Object> props = Map.of(
+                "datasources.default.url", "jdbc:h2:mem:dry-run-benchmark;DB_CLOSE_DELAY=-1;MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH",
+                "micronaut.server.port", -1,
+                "gpupool.scheduler.react-to-commits", false); // no live pass competes with the measured ones
+        try (ApplicationContext ctx = ApplicationContext.run(props, "test")) {
+            WorkingSet workingSet = ctx.getBean(WorkingSet.class);
+            DecisionBenchmark.seed(workingSet, SyntheticFleet.facts(gpus, leases, 0.75).snapshot());
+            recordUsage(ctx.getBean(UsageRecorder.class), workingSet.current());
+            queue(ctx.getBean(AllocationService.class), workingSet, queued);
+            PoolSnapshot live = workingSet.current();
+            System.out.printf("model: %d GPUs, %d leases, %d queued requests, %d usage samples%n", live.devices().size(),
+                    live.leases().size(), live.queued().size(), ctx.getBean(UsageRecorder.class).all().size());
+
+            PipelineDryRun pipeline = ctx.getBean(PipelineDryRun.class);
+            var active = ctx.getBean(ActivePolicy.class).current().policy();
+            double[] side = new double[runs];
+            PipelineRun run = null;
+            for (int i = -1; i < runs; i++) { // one warm-up
+                long t = System.nanoTime();
+                run = pipeline.run(active, pipeline.live(), List.of());
+                if (i >= 0) {
+                    side[i] = ms(System.nanoTime() - t);
+                }
+            }
+            System.out.printf("one side's pipeline: %s; totals %s%n", stats(side), run.totals());
+
+            var candidateSet = io.gpupool.policy.ruleset.RuleSet.draft(PolicyFiles.staleAfterTwoMinutes()).withVersion("candidate");
+            var validator = ctx.getBean(io.gpupool.policy.check.PolicyValidator.class);
+            var fleetCheck = ctx.getBean(io.gpupool.governance.LiveFleetCheck.class);
+            double[] validate = new double[runs];
+            double[] coherence = new double[runs];
+            double[] both = new double[runs];
+            for (int i = -1; i < runs; i++) {
+                long t = System.nanoTime();
+                var report = validator.validate(candidateSet);
+                long v = System.nanoTime();
+                fleetCheck.check(candidateSet, report);
+                long f = System.nanoTime();
+                var compiled = report.policy().orElseThrow();
+                var input = pipeline.live();
+                var other = java.util.concurrent.CompletableFuture.supplyAsync(() -> pipeline.run(compiled, input, List.of()));
+                PipelineRun mine = pipeline.run(active, input, List.of());
+                io.gpupool.policy.dryrun.PipelineDiff.between(mine, other.join());
+                long b = System.nanoTime();
+                if (i >= 0) {
+                    validate[i] = ms(v - t);
+                    coherence[i] = ms(f - v);
+                    both[i] = ms(b - f);
+                }
+            }
+            System.out.printf("parts: candidate validation %s; live-fleet check %s; both pipelines in parallel and their diff %s%n",
+                    stats(validate), stats(coherence), stats(both));
+
+            PolicyDryRunService service = ctx.getBean(PolicyDryRunService.class);
+            DryRunRequest request = new DryRunRequest(null, PolicyFiles.staleAfterTwoMinutes(), null, null);
+            double[] whole = new double[runs];
+            DryRunReport report = null;
+            for (int i = -1; i < runs; i++) {
+                long t = System.nanoTime();
+                report = service.dryRun(request, "benchmark");
+                if (i >= 0) {
+                    whole[i] = ms(System.nanoTime() - t);
+                }
+            }
+            System.out.printf("whole dry-run (validate, both pipelines, diff, live-fleet check, record): %s%n", stats(whole));
+            System.out.printf("diff: %d request(s), %d lease(s), %d device(s); active %s; candidate %s%n",
+                    report.requests().size(), report.leases().size(), report.devices().size(), report.totals().active(),
+                    report.totals().candidate());
+        }
+    }
+
+    /** Four samples per lease over the last 20 minutes, busy (60–100 %) but for every 50th lease (idle). */
+    private static void recordUsage(UsageRecorder usage, PoolSnapshot snapshot) {
+        Instant now = Instant.now();
+        int i = 0;
+        for (Lease lease : snapshot.leases().values()) {
+            double level = i++ % 50 == 0 ? 0.0 : 0.6 + (i % 5) / 10.0;
+            for (int m = 20; m > 0; m -= 5) {
+                usage.record(lease.id(), now.minusSeconds(m * 60L), level);
+            }
+        }
+    }
+
+    /** Whole training GPUs for random teams: none is free at this fill, so each waits in the queue. */
+    private static void queue(AllocationService allocation, WorkingSet workingSet, int count) {
+        Caller admin = new Caller("bench", "bench", Role.ADMIN, null);
+        PoolSnapshot snapshot = workingSet.current();
+        List<String> teams = snapshot.tenants().values().stream().filter(t -> t.parentId() != null).map(Tenant::id).sorted().toList();
+        Random random = new Random(11);
+        long t = System.nanoTime();
+        int submitted = 0;
+        while (workingSet.current().queued().size() < count && submitted < count * 3) {
+            NewRequest r = new NewRequest(teams.get(random.nextInt(teams.size())), WorkloadKind.TRAINING, 1 + random.nextInt(2),
+                    null, null, null, null, null, null, null, null, null, null, null, null);
+            allocation.submit(r, null, admin);
+            submitted++;
+        }
+        System.out.printf("queued %d requests in %.1f s (%d submitted)%n", workingSet.current().queued().size(),
+                (System.nanoTime() - t) / 1e9, submitted);
+    }
+
+    private static String stats(double[] t) {
+        return String.format("p50 %.0f ms, max %.0f ms over %d runs", Percentiles.of(t, 50), Percentiles.of(t, 100), t.length);
+    }
+
+    private static double ms(long nanos) {
+        return nanos / 1_000_000.0;
+    }
+}
