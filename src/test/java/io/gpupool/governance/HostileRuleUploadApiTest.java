@@ -28,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @MicronautTest(transactional = false, rebuildContext = true)
 @DatabaseTest
 @Property(name = "gpupool.policy.max-evaluation", value = "2s")
+@Property(name = "micronaut.http.client.read-timeout", value = "60s")
 class HostileRuleUploadApiTest {
     private static final Path MARK = Path.of(System.getProperty("java.io.tmpdir"), "gpupool-upload-" + ProcessHandle.current().pid());
 

@@ -46,11 +46,22 @@ public final class ScenarioRunner {
     public PolicyTestReport runAll(CompiledPolicy policy, Map<String, String> testFiles) {
         List<ScenarioResult> results = new ArrayList<>();
         Set<String> fired = new HashSet<>();
-        testFiles.forEach((path, text) -> {
-            ScenarioResult result = run(policy, path, text);
+        String stoppedIn = null;
+        for (Map.Entry<String, String> test : new java.util.TreeMap<>(testFiles).entrySet()) {
+            if (stoppedIn != null) {
+                // A rule set whose evaluation was stopped is refused anyway; running the rest would spend the
+                // whole budget again on each test before the admin gets an answer.
+                results.add(new ScenarioResult(test.getKey(), test.getKey(), false,
+                        List.of("not run: the evaluation of " + stoppedIn + " was stopped"), List.of(), Set.of()));
+                continue;
+            }
+            ScenarioResult result = run(policy, test.getKey(), test.getValue());
             results.add(result);
             fired.addAll(result.firedRules());
-        });
+            if (!result.evaluationErrors().isEmpty()) {
+                stoppedIn = test.getKey();
+            }
+        }
         Set<String> never = new HashSet<>(policy.ruleNames());
         never.removeAll(fired);
         fired.retainAll(policy.ruleNames());
