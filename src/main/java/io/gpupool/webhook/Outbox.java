@@ -280,20 +280,6 @@ public class Outbox {
         });
     }
 
-    /** Derives everything logged so far, now, on the caller's thread (tests and tools). */
-    public void drain() {
-        java.util.concurrent.Future<?> done = worker.submit(() -> {
-            while (deriveBatch() == BATCH) {
-                // next page
-            }
-        });
-        try {
-            done.get(30, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new IllegalStateException("Deriving webhook deliveries failed: " + e.getMessage(), e);
-        }
-    }
-
     @PreDestroy
     void stop() throws InterruptedException {
         stopping = true;
