@@ -81,7 +81,7 @@ class PackageRulesTest {
                         "io.gpupool.auth..", "io.gpupool.catalog..", "io.gpupool.config..", "io.gpupool.fleet..", "io.gpupool.governance..",
                         "io.gpupool.inventory..", "io.gpupool.lease..", "io.gpupool.metrics..", "io.gpupool.policy..", "io.gpupool.pool..",
                         "io.gpupool.problem..", "io.gpupool.quota..", "io.gpupool.replay..", "io.gpupool.request..",
-                        "io.gpupool.snapshot..", "io.gpupool.store..", "io.gpupool.tenant..", "io.gpupool.cli..")
+                        "io.gpupool.snapshot..", "io.gpupool.store..", "io.gpupool.tenant..", "io.gpupool.cli..", "io.gpupool.webhook..")
                 .check(classes);
     }
 
@@ -107,6 +107,7 @@ class PackageRulesTest {
                 .layer("request").definedBy("io.gpupool.request..")
                 .layer("replay").definedBy("io.gpupool.replay..")
                 .layer("metrics").definedBy("io.gpupool.metrics..")
+                .layer("webhook").definedBy("io.gpupool.webhook..")
                 .layer("api").definedBy("io.gpupool.api..")
                 .layer("cli").definedBy("io.gpupool.cli..")
                 .layer("application").definedBy("io.gpupool")
@@ -131,8 +132,9 @@ class PackageRulesTest {
                 .whereLayer("replay").mayOnlyAccessLayers("domain", "snapshot", "allocator")
                 .whereLayer("metrics").mayOnlyAccessLayers("domain", "snapshot", "store", "governance", "tenancy", "lease",
                         "request")
+                .whereLayer("webhook").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
                 .whereLayer("api").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "policy", "audit",
-                        "auth", "governance", "inventory", "tenancy", "lease", "fleet", "profile", "request", "metrics")
+                        "auth", "governance", "inventory", "tenancy", "lease", "fleet", "profile", "request", "metrics", "webhook")
                 .whereLayer("cli").mayNotAccessAnyLayer()
                 .whereLayer("application").mayOnlyAccessLayers("replay", "cli")
                 .whereLayer("api").mayNotBeAccessedByAnyLayer();

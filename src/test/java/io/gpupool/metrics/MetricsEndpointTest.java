@@ -183,7 +183,7 @@ class MetricsEndpointTest {
         assertThat(metrics.samples().stream().filter(s -> s.name().startsWith("gpupool_"))
                 .flatMap(s -> s.labels().keySet().stream()).collect(Collectors.toSet()))
                 .isSubsetOf("pool", "model", "tier", "health", "state", "tenant", "cluster", "action", "rule", "reason",
-                        "stage", "le");
+                        "stage", "le", "event", "outcome");
     }
 
     @Test

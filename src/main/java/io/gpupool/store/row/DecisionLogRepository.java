@@ -33,4 +33,16 @@ public interface DecisionLogRepository extends GenericRepository<DecisionLogRow,
     /** The page after the entry {@code afterId}, in log order. */
     @Query("SELECT * FROM decision_log WHERE id > :afterId AND at >= :since ORDER BY id LIMIT :limit")
     List<DecisionLogRow> pageSinceAfter(Instant since, long afterId, int limit);
+
+    /** The entries after {@code afterId}, in log order (the order they committed in: one writer). */
+    @Query("SELECT * FROM decision_log WHERE id > :afterId ORDER BY id LIMIT :limit")
+    List<DecisionLogRow> after(long afterId, int limit);
+
+    /** The id of the newest entry, 0 when the log is empty. */
+    @Query("SELECT COALESCE(MAX(id), 0) FROM decision_log")
+    long lastId();
+
+    /** How many times {@code requestId} was queued before the entry {@code beforeId}. */
+    @Query("SELECT COUNT(*) FROM decision_log WHERE request_id = :requestId AND action = 'QUEUE' AND id < :beforeId")
+    long queuedBefore(String requestId, long beforeId);
 }
