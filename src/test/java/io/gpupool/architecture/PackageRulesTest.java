@@ -57,7 +57,7 @@ class PackageRulesTest {
 
     @Test
     void theCommandLineIsARestClientThatNeverStartsMicronaut() {
-        noClasses().that().resideInAPackage("io.gpupool.cli..")
+        noClasses().that().resideInAnyPackage("io.gpupool.cli..", "io.gpupool.agent..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.micronaut..", "jakarta.inject..")
                 .because("the CLI speaks REST to a running service and starts in a fraction of a second (docs/cli.md)")
                 .check(classes);
@@ -92,6 +92,7 @@ class PackageRulesTest {
                 .layer("problem").definedBy("io.gpupool.problem..")
                 .layer("config").definedBy("io.gpupool.config..")
                 .layer("catalog").definedBy("io.gpupool.catalog..")
+                .layer("agent").definedBy("io.gpupool.agent..")
                 .layer("snapshot").definedBy("io.gpupool.snapshot..")
                 .layer("policy").definedBy("io.gpupool.policy..")
                 .layer("allocator").definedBy("io.gpupool.allocator..")
@@ -114,6 +115,7 @@ class PackageRulesTest {
                 .whereLayer("problem").mayNotAccessAnyLayer()
                 .whereLayer("config").mayNotAccessAnyLayer()
                 .whereLayer("catalog").mayNotAccessAnyLayer()
+                .whereLayer("agent").mayOnlyAccessLayers("catalog")
                 .whereLayer("snapshot").mayOnlyAccessLayers("domain")
                 .whereLayer("policy").mayOnlyAccessLayers("domain", "snapshot", "catalog")
                 .whereLayer("allocator").mayOnlyAccessLayers("domain", "snapshot")
@@ -133,7 +135,7 @@ class PackageRulesTest {
                         "request")
                 .whereLayer("api").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "policy", "audit",
                         "auth", "governance", "inventory", "tenancy", "lease", "fleet", "profile", "request", "metrics")
-                .whereLayer("cli").mayNotAccessAnyLayer()
+                .whereLayer("cli").mayOnlyAccessLayers("agent", "catalog")
                 .whereLayer("application").mayOnlyAccessLayers("replay", "cli")
                 .whereLayer("api").mayNotBeAccessedByAnyLayer();
     }
