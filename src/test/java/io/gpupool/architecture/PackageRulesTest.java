@@ -100,7 +100,9 @@ class PackageRulesTest {
                 .layer("audit").definedBy("io.gpupool.audit..")
                 .layer("auth").definedBy("io.gpupool.auth..")
                 .layer("governance").definedBy("io.gpupool.governance..")
+                .layer("telemetry").definedBy("io.gpupool.telemetry..")
                 .layer("inventory").definedBy("io.gpupool.inventory..")
+                .layer("nodereport").definedBy("io.gpupool.nodereport..")
                 .layer("tenancy").definedBy("io.gpupool.tenant..", "io.gpupool.pool..", "io.gpupool.quota..")
                 .layer("lease").definedBy("io.gpupool.lease..")
                 .layer("fleet").definedBy("io.gpupool.fleet..")
@@ -123,18 +125,22 @@ class PackageRulesTest {
                 .whereLayer("audit").mayOnlyAccessLayers("domain", "store")
                 .whereLayer("auth").mayOnlyAccessLayers("domain", "problem", "snapshot", "store")
                 .whereLayer("governance").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "policy")
-                .whereLayer("inventory").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store")
+                .whereLayer("telemetry").mayOnlyAccessLayers("domain")
+                .whereLayer("inventory").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "telemetry")
+                .whereLayer("nodereport").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "auth",
+                        "agent", "telemetry")
                 .whereLayer("tenancy").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
                 .whereLayer("lease").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
                 .whereLayer("fleet").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "tenancy")
                 .whereLayer("profile").mayOnlyAccessLayers("domain", "snapshot", "store", "policy", "governance")
                 .whereLayer("request").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "policy",
-                        "allocator", "audit", "auth", "governance", "lease")
+                        "allocator", "audit", "auth", "governance", "lease", "telemetry")
                 .whereLayer("replay").mayOnlyAccessLayers("domain", "snapshot", "allocator")
                 .whereLayer("metrics").mayOnlyAccessLayers("domain", "snapshot", "store", "governance", "tenancy", "lease",
                         "request")
                 .whereLayer("api").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "policy", "audit",
-                        "auth", "governance", "inventory", "tenancy", "lease", "fleet", "profile", "request", "metrics")
+                        "auth", "governance", "inventory", "tenancy", "lease", "fleet", "profile", "request", "metrics",
+                        "agent", "telemetry", "nodereport")
                 .whereLayer("cli").mayOnlyAccessLayers("agent", "catalog")
                 .whereLayer("application").mayOnlyAccessLayers("replay", "cli")
                 .whereLayer("api").mayNotBeAccessedByAnyLayer();
