@@ -128,7 +128,7 @@ class PackageRulesTest {
                 .whereLayer("telemetry").mayOnlyAccessLayers("domain")
                 .whereLayer("inventory").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "telemetry")
                 .whereLayer("nodereport").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "auth",
-                        "agent", "telemetry")
+                        "agent", "telemetry", "inventory")
                 .whereLayer("tenancy").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
                 .whereLayer("lease").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
                 .whereLayer("fleet").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "tenancy")

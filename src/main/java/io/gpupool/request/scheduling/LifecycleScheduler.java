@@ -66,6 +66,7 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
     private final PolicyEngine engine;
     private final ActivePolicy active;
     private final UsageRecorder usage;
+    private final io.gpupool.telemetry.DeviceTelemetry telemetry;
     private final Clock clock;
     private final Duration grace;
     private final Duration sweepEvery;
@@ -84,7 +85,8 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
 
     LifecycleScheduler(WorkingSet workingSet, AllocationService allocation, QueuePass queuePass, PolicyEngine engine,
                        ActivePolicy active,
-                       UsageRecorder usage, Clock clock, @Value("${gpupool.preemption.grace:30s}") Duration grace,
+                       UsageRecorder usage, io.gpupool.telemetry.DeviceTelemetry telemetry, Clock clock,
+                       @Value("${gpupool.preemption.grace:30s}") Duration grace,
                        @Value("${gpupool.reclamation.interval:30s}") Duration sweepEvery,
                        @Value("${gpupool.scheduler.wake-at-deadlines:true}") boolean wakeAtDeadlines,
                        @Value("${gpupool.scheduler.react-to-commits:true}") boolean reactToCommits) {
@@ -94,6 +96,7 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
         this.engine = engine;
         this.active = active;
         this.usage = usage;
+        this.telemetry = telemetry;
         this.clock = clock;
         this.grace = grace;
         this.sweepEvery = sweepEvery;
@@ -285,7 +288,11 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
     /** The policy's reclamation sweep over the whole pool; each ordered lease is handled once. */
     void sweep(Instant now) {
         PoolSnapshot snapshot = workingSet.current();
-        SnapshotFacts facts = SnapshotFacts.of(snapshot, now, usage.all(), UsageWindow.DEFAULT);
+        // What the holders said in their heartbeats and what node agents measured on the leases' own
+        // GPUs: the facts trust the measurement wherever there is one (policy.fact.LeaseFacts).
+        List<io.gpupool.domain.lease.UsageSample> samples = new java.util.ArrayList<>(usage.all());
+        samples.addAll(telemetry.leaseSamples(snapshot.leases().values(), now));
+        SnapshotFacts facts = SnapshotFacts.of(snapshot, now, samples, UsageWindow.DEFAULT);
         Evaluation evaluation = engine.sweep(active.current().policy(), facts,
                 snapshot.queued().values().stream().map(PolicyInputs::fact).toList());
         if (!evaluation.ok()) {
