@@ -112,10 +112,10 @@ class CommandLineTest {
 
     @Test
     void anUnknownCommandPrintsTheUsageAndExitsWithTwo() {
-        CliRun.Result result = cli.run("frobnicate");
+        CliRun.Result result = cli.run("xyzzy");
 
         assertThat(result.exitCode()).isEqualTo(2);
-        assertThat(result.err()).contains("Unmatched argument at index 0: 'frobnicate'").contains("Usage: gpupool")
+        assertThat(result.err()).contains("Unmatched argument at index 0: 'xyzzy'").contains("Usage: gpupool")
                 .contains("devices", "policy", "run", "agent");
     }
 
@@ -139,7 +139,7 @@ class CommandLineTest {
     @Test
     void theJarsMainClassAnswersAnUnknownCommandWithTheUsageAndExitCodeTwoInsteadOfStartingAServer() throws Exception {
         Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), "io.gpupool.Application", "frobnicate")
+                "-cp", System.getProperty("java.class.path"), "io.gpupool.Application", "xyzzy")
                 .redirectErrorStream(true).start();
         String output = new String(p.getInputStream().readAllBytes());
 
