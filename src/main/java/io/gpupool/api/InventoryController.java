@@ -34,10 +34,18 @@ import java.util.List;
 public class InventoryController {
     private final WorkingSet workingSet;
     private final HeartbeatService heartbeats;
+    private final io.gpupool.telemetry.DeviceTelemetry telemetry;
+    private final java.time.Clock clock;
+    private final int staleAfterIntervals;
 
-    InventoryController(WorkingSet workingSet, HeartbeatService heartbeats) {
+    InventoryController(WorkingSet workingSet, HeartbeatService heartbeats, io.gpupool.telemetry.DeviceTelemetry telemetry,
+                        java.time.Clock clock,
+                        @io.micronaut.context.annotation.Value("${gpupool.agent.stale-after-intervals:3}") int staleAfterIntervals) {
         this.workingSet = workingSet;
         this.heartbeats = heartbeats;
+        this.telemetry = telemetry;
+        this.clock = clock;
+        this.staleAfterIntervals = staleAfterIntervals;
     }
 
     @Get("/sites")
@@ -65,7 +73,7 @@ public class InventoryController {
                 .filter(n -> cluster == null || cluster.equals(n.clusterId()))
                 .filter(n -> site == null || site.equals(n.siteId()))
                 .sorted(Comparator.comparing(Node::id))
-                .map(n -> NodeView.of(snapshot, n))
+                .map(n -> NodeView.of(snapshot, n, clock.instant(), staleAfterIntervals))
                 .filter(v -> v.matches(selector))
                 .filter(v -> tier == null || v.tiers().containsKey(tier))
                 .toList();
@@ -76,7 +84,8 @@ public class InventoryController {
     @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
     public NodeView node(@PathVariable String id) {
         PoolSnapshot snapshot = workingSet.current();
-        return NodeView.of(snapshot, snapshot.node(id).orElseThrow(() -> ProblemException.notFound("node", id)));
+        return NodeView.of(snapshot, snapshot.node(id).orElseThrow(() -> ProblemException.notFound("node", id)),
+                clock.instant(), staleAfterIntervals);
     }
 
     @Get("/devices")
@@ -115,7 +124,7 @@ public class InventoryController {
         return view(workingSet.current(), heartbeats.record(id, heartbeat));
     }
 
-    private static DeviceView view(PoolSnapshot snapshot, Device d) {
-        return DeviceView.of(snapshot, d);
+    private DeviceView view(PoolSnapshot snapshot, Device d) {
+        return DeviceView.of(snapshot, d, telemetry, clock.instant());
     }
 }

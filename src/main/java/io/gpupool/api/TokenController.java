@@ -28,16 +28,16 @@ public class TokenController {
         this.tokens = tokens;
     }
 
-    public record TokenRequest(String name, Role role, @Nullable String tenantId) {
+    public record TokenRequest(String name, Role role, @Nullable String tenantId, @Nullable List<String> nodes) {
     }
 
     @Post
     @Allow(Role.ADMIN)
     public HttpResponse<IssuedToken> issue(@Nullable @Body TokenRequest body, @Parameter(hidden = true) Caller caller) {
         if (body == null) {
-            throw ProblemException.invalid("A token request body is required: {name, role, tenantId?}");
+            throw ProblemException.invalid("A token request body is required: {name, role, tenantId?, nodes?}");
         }
-        return HttpResponse.created(tokens.issue(body.name(), body.role(), body.tenantId(), caller.principal()));
+        return HttpResponse.created(tokens.issue(body.name(), body.role(), body.tenantId(), body.nodes(), caller.principal()));
     }
 
     @Get
@@ -53,7 +53,7 @@ public class TokenController {
     }
 
     @Get("/me")
-    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT, Role.AGENT})
     public Caller me(@Parameter(hidden = true) Caller caller) {
         return caller;
     }

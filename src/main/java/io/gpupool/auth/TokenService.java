@@ -61,6 +61,17 @@ public class TokenService {
     static final int MAX_NAME = 100;
 
     public IssuedToken issue(String name, Role role, String tenantId, String createdBy) {
+        return issue(name, role, tenantId, null, createdBy);
+    }
+
+    /** Most node lists an agent token may carry (a rack's worth of hosts several times over). */
+    static final int MAX_NODES = 256;
+
+    /**
+     * A token; an {@code agent} token names the nodes it may report for ({@code nodes}, which need
+     * not exist yet: an agent's first report creates its node). Other roles take no node list.
+     */
+    public IssuedToken issue(String name, Role role, String tenantId, List<String> nodes, String createdBy) {
         if (name == null || name.isBlank()) {
             throw ProblemException.invalid("A token needs a name (who or what uses it)");
         }
@@ -68,7 +79,7 @@ public class TokenService {
             throw ProblemException.invalid("name: at most " + MAX_NAME + " characters, got " + name.length());
         }
         if (role == null) {
-            throw ProblemException.invalid("A token needs a role: admin, tenant or viewer");
+            throw ProblemException.invalid("A token needs a role: admin, tenant, viewer or agent");
         }
         if (role == Role.TENANT) {
             if (tenantId == null || workingSet.current().tenant(tenantId).isEmpty()) {
@@ -79,14 +90,32 @@ public class TokenService {
             throw ProblemException.invalid("Only tenant tokens are bound to a tenant; drop 'tenantId' for role "
                     + role.name().toLowerCase());
         }
+        String nodeList = null;
+        if (role == Role.AGENT) {
+            if (nodes == null || nodes.isEmpty()) {
+                throw ProblemException.invalid("nodes: an agent token must name the nodes it reports for");
+            }
+            if (nodes.size() > MAX_NODES) {
+                throw ProblemException.invalid("nodes: at most " + MAX_NODES + " per token, got " + nodes.size());
+            }
+            io.gpupool.problem.FieldChecks check = new io.gpupool.problem.FieldChecks();
+            for (int i = 0; i < nodes.size(); i++) {
+                check.identifier("nodes[" + i + "]", nodes.get(i));
+            }
+            check.throwIfAny("The token was not issued");
+            nodeList = String.join(",", new java.util.TreeSet<>(nodes));
+        } else if (nodes != null && !nodes.isEmpty()) {
+            throw ProblemException.invalid("Only agent tokens are bound to nodes; drop 'nodes' for role "
+                    + role.name().toLowerCase());
+        }
         String secret = TokenHash.newSecret();
-        return new IssuedToken(store(name, role, tenantId, createdBy, secret), secret);
+        return new IssuedToken(store(name, role, tenantId, nodeList, createdBy, secret), secret);
     }
 
     /** Registers a secret chosen by the operator (the bootstrap admin token); idempotent. */
     TokenInfo register(String name, Role role, String secret, String createdBy) {
         return tokens.findByTokenHash(TokenHash.of(secret)).map(TokenService::info)
-                .orElseGet(() -> store(name, role, null, createdBy, secret));
+                .orElseGet(() -> store(name, role, null, null, createdBy, secret));
     }
 
     public List<TokenInfo> list() {
@@ -99,7 +128,7 @@ public class TokenService {
             throw ProblemException.conflict("Token '" + io.gpupool.problem.FieldChecks.excerpt(id) + "' is already revoked");
         }
         ApiTokenRow revoked = new ApiTokenRow(row.id(), row.name(), row.role(), row.tenantId(), row.tokenHash(),
-                row.createdBy(), row.createdAt(), clock.instant());
+                row.createdBy(), row.createdAt(), clock.instant(), row.nodes());
         fenced(() -> tokens.update(revoked));
         byHash.remove(row.tokenHash());
         return info(revoked);
@@ -109,9 +138,9 @@ public class TokenService {
         return tokens.countByRoleAndRevokedAtIsNull(Role.ADMIN.name()) > 0;
     }
 
-    private TokenInfo store(String name, Role role, String tenantId, String createdBy, String secret) {
+    private TokenInfo store(String name, Role role, String tenantId, String nodes, String createdBy, String secret) {
         ApiTokenRow row = new ApiTokenRow(UUID.randomUUID().toString(), name, role.name(), tenantId,
-                TokenHash.of(secret), createdBy, clock.instant(), null);
+                TokenHash.of(secret), createdBy, clock.instant(), null, nodes);
         fenced(() -> tokens.save(row));
         return info(row);
     }
@@ -127,11 +156,15 @@ public class TokenService {
     }
 
     private static Caller caller(ApiTokenRow row) {
-        return new Caller(row.id(), row.name(), Role.valueOf(row.role()), row.tenantId());
+        return new Caller(row.id(), row.name(), Role.valueOf(row.role()), row.tenantId(), java.util.Set.copyOf(nodes(row)));
     }
 
     private static TokenInfo info(ApiTokenRow row) {
-        return new TokenInfo(row.id(), row.name(), Role.valueOf(row.role()), row.tenantId(), row.createdBy(),
+        return new TokenInfo(row.id(), row.name(), Role.valueOf(row.role()), row.tenantId(), nodes(row), row.createdBy(),
                 row.createdAt(), row.revokedAt());
+    }
+
+    private static List<String> nodes(ApiTokenRow row) {
+        return row.nodes() == null || row.nodes().isEmpty() ? List.of() : List.of(row.nodes().split(","));
     }
 }

@@ -46,7 +46,8 @@ final class Connection {
         return new RestClient(u, t, Durations.parse(timeout));
     }
 
-    private JsonNode readConfig(CliContext context) {
+    /** The config file's content (missing when there is none). */
+    JsonNode readConfig(CliContext context) {
         Path path = config != null ? config : context.home().resolve(".config/gpupool/config.yaml");
         if (!Files.isRegularFile(path)) {
             if (config != null) {

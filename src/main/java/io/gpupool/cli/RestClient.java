@@ -52,6 +52,23 @@ final class RestClient {
         return send("GET", path, null, Map.of()).body();
     }
 
+    /** A plain-text resource (a Prometheus scrape), without a token; 4xx and 5xx fail as for JSON. */
+    String text(String path) {
+        HttpRequest request = HttpRequest.newBuilder(base.resolve(base.getPath() + path)).timeout(timeout).GET().build();
+        try {
+            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            if (response.statusCode() >= 400) {
+                throw new CliFailure(CliFailure.UNREACHABLE, base + " answered " + response.statusCode());
+            }
+            return response.body();
+        } catch (IOException e) {
+            throw new CliFailure(CliFailure.UNREACHABLE, "cannot reach " + base + ": " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CliFailure(CliFailure.UNREACHABLE, "interrupted while reading " + base);
+        }
+    }
+
     JsonNode post(String path, Object body) {
         return send("POST", path, body, Map.of()).body();
     }

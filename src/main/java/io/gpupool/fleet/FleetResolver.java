@@ -93,7 +93,8 @@ final class FleetResolver {
         check.nonNegative(at + ".memoryMib", n.memoryMib());
         String siteId = siteOfCluster.get(n.cluster());
         Node node = new Node(n.id(), n.cluster(), siteId, n.rack(), n.cpuMilli() == null ? 0 : n.cpuMilli(),
-                n.memoryMib() == null ? 0 : n.memoryMib(), n.labels());
+                n.memoryMib() == null ? 0 : n.memoryMib(), n.labels(),
+                current.node(n.id()).map(Node::agent).orElse(null)); // runtime state, as device health
         nodes.add(node);
         GpuGroupSpec g = n.gpus();
         int existing = current.devicesOn(n.id()).size();

@@ -18,7 +18,27 @@ import java.util.Map;
  * card model as the catalog resolves it, and the profile the active policy derived for it.
  */
 public record DeviceView(@JsonUnwrapped Device device, int allocatedMilli, int freeMilli, Card card,
-                         Profile profile) {
+                         Profile profile, Activity activity) {
+
+    /**
+     * The newest activity a node agent measured on the whole card: the figure policy reads as
+     * "active" ({@code value}, 0..1; {@code metric} says which reading), framebuffer in use, the
+     * agent's source, and how old the sample is. Null when no agent measured the card recently.
+     */
+    public record Activity(String metric, Double value, Long framebufferUsedMib, String source, Instant at,
+                           long ageSeconds) {
+        static Activity of(io.gpupool.telemetry.ActivitySample s, Instant now) {
+            return new Activity(s.metric(), s.value(), s.framebufferUsedMib(), s.source(), s.at(),
+                    Math.max(0, java.time.Duration.between(s.at(), now).toSeconds()));
+        }
+    }
+
+    /** The view with the device's latest measured activity. */
+    public static DeviceView of(PoolSnapshot snapshot, Device d, io.gpupool.telemetry.DeviceTelemetry telemetry, Instant now) {
+        DeviceView v = of(snapshot, d);
+        Activity a = telemetry.latest(d.id()).map(s -> Activity.of(s, now)).orElse(null);
+        return new DeviceView(v.device, v.allocatedMilli, v.freeMilli, v.card, v.profile, a);
+    }
 
     /** The catalog's reading of the model name; {@code known} false: no family in the name. */
     public record Card(boolean known, String vendor, String family, String variant, int memoryGib,
@@ -46,7 +66,7 @@ public record DeviceView(@JsonUnwrapped Device device, int allocatedMilli, int f
                 List.copyOf(p.labels().keySet()), p.labels(), p.policyVersion(), p.derivedAt(), poolTier,
                 p.tier() == null || poolTier == null ? null : p.tier() == poolTier);
         return new DeviceView(d, snapshot.usedMilli(d.id()), snapshot.freeMilli(d.id()),
-                Card.of(CardCatalog.active().resolve(d.model())), profile);
+                Card.of(CardCatalog.active().resolve(d.model())), profile, null);
     }
 
     /** Whether the derived tier disagrees with the device's pool. */

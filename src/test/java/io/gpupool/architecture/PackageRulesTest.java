@@ -57,7 +57,7 @@ class PackageRulesTest {
 
     @Test
     void theCommandLineIsARestClientThatNeverStartsMicronaut() {
-        noClasses().that().resideInAPackage("io.gpupool.cli..")
+        noClasses().that().resideInAnyPackage("io.gpupool.cli..", "io.gpupool.agent..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.micronaut..", "jakarta.inject..")
                 .because("the CLI speaks REST to a running service and starts in a fraction of a second (docs/cli.md)")
                 .check(classes);
@@ -92,6 +92,7 @@ class PackageRulesTest {
                 .layer("problem").definedBy("io.gpupool.problem..")
                 .layer("config").definedBy("io.gpupool.config..")
                 .layer("catalog").definedBy("io.gpupool.catalog..")
+                .layer("agent").definedBy("io.gpupool.agent..")
                 .layer("snapshot").definedBy("io.gpupool.snapshot..")
                 .layer("policy").definedBy("io.gpupool.policy..")
                 .layer("allocator").definedBy("io.gpupool.allocator..")
@@ -99,7 +100,9 @@ class PackageRulesTest {
                 .layer("audit").definedBy("io.gpupool.audit..")
                 .layer("auth").definedBy("io.gpupool.auth..")
                 .layer("governance").definedBy("io.gpupool.governance..")
+                .layer("telemetry").definedBy("io.gpupool.telemetry..")
                 .layer("inventory").definedBy("io.gpupool.inventory..")
+                .layer("nodereport").definedBy("io.gpupool.nodereport..")
                 .layer("tenancy").definedBy("io.gpupool.tenant..", "io.gpupool.pool..", "io.gpupool.quota..")
                 .layer("lease").definedBy("io.gpupool.lease..")
                 .layer("fleet").definedBy("io.gpupool.fleet..")
@@ -115,6 +118,7 @@ class PackageRulesTest {
                 .whereLayer("problem").mayNotAccessAnyLayer()
                 .whereLayer("config").mayNotAccessAnyLayer()
                 .whereLayer("catalog").mayNotAccessAnyLayer()
+                .whereLayer("agent").mayOnlyAccessLayers("catalog")
                 .whereLayer("snapshot").mayOnlyAccessLayers("domain")
                 .whereLayer("policy").mayOnlyAccessLayers("domain", "snapshot", "catalog")
                 .whereLayer("allocator").mayOnlyAccessLayers("domain", "snapshot")
@@ -122,20 +126,24 @@ class PackageRulesTest {
                 .whereLayer("audit").mayOnlyAccessLayers("domain", "store")
                 .whereLayer("auth").mayOnlyAccessLayers("domain", "problem", "snapshot", "store")
                 .whereLayer("governance").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "policy")
-                .whereLayer("inventory").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store")
+                .whereLayer("telemetry").mayOnlyAccessLayers("domain")
+                .whereLayer("inventory").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "telemetry")
+                .whereLayer("nodereport").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "auth",
+                        "agent", "telemetry", "inventory")
                 .whereLayer("tenancy").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
                 .whereLayer("lease").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
                 .whereLayer("fleet").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "tenancy")
                 .whereLayer("profile").mayOnlyAccessLayers("domain", "snapshot", "store", "policy", "governance")
                 .whereLayer("request").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "policy",
-                        "allocator", "audit", "auth", "governance", "lease")
+                        "allocator", "audit", "auth", "governance", "lease", "telemetry")
                 .whereLayer("replay").mayOnlyAccessLayers("domain", "snapshot", "allocator")
                 .whereLayer("metrics").mayOnlyAccessLayers("domain", "snapshot", "store", "governance", "tenancy", "lease",
                         "request")
                 .whereLayer("webhook").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
                 .whereLayer("api").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "policy", "audit",
-                        "auth", "governance", "inventory", "tenancy", "lease", "fleet", "profile", "request", "metrics", "webhook")
-                .whereLayer("cli").mayNotAccessAnyLayer()
+                        "auth", "governance", "inventory", "tenancy", "lease", "fleet", "profile", "request", "metrics", "webhook",
+                        "agent", "telemetry", "nodereport")
+                .whereLayer("cli").mayOnlyAccessLayers("agent", "catalog")
                 .whereLayer("application").mayOnlyAccessLayers("replay", "cli")
                 .whereLayer("api").mayNotBeAccessedByAnyLayer();
     }

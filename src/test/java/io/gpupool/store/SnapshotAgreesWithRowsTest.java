@@ -70,7 +70,7 @@ class SnapshotAgreesWithRowsTest {
             int derived = ctx.getBean(io.gpupool.profile.ProfileService.class).deriveNow();
             assertAgree(ctx, "after deriving " + derived + " profiles");
             assertThat(churn.kinds).as("every kind of write was made").containsKeys("import-node", "import-tenant",
-                    "quota-put", "quota-delete", "device-heartbeat", "submit", "cancel", "release", "renew",
+                    "quota-put", "quota-delete", "device-heartbeat", "agent-report", "submit", "cancel", "release", "renew",
                     "usage", "pass", "burst");
             assertThat(first.current().leases()).as("the churn leaves leases held").isNotEmpty();
             assertThat(first.current().profiles()).as("profiles were derived and stored").isNotEmpty();
@@ -164,6 +164,9 @@ class SnapshotAgreesWithRowsTest {
         final AllocationService allocation;
         final LeaseService leases;
         final HeartbeatService heartbeats;
+        final io.gpupool.nodereport.AgentReportService agentReports;
+        final io.gpupool.nodereport.SilentNodes silentNodes;
+        long agentSequence;
         final QuotaService quotas;
         final FleetImporter importer;
         final LifecycleScheduler scheduler;
@@ -180,6 +183,8 @@ class SnapshotAgreesWithRowsTest {
             allocation = ctx.getBean(AllocationService.class);
             leases = ctx.getBean(LeaseService.class);
             heartbeats = ctx.getBean(HeartbeatService.class);
+            agentReports = ctx.getBean(io.gpupool.nodereport.AgentReportService.class);
+            silentNodes = ctx.getBean(io.gpupool.nodereport.SilentNodes.class);
             quotas = ctx.getBean(QuotaService.class);
             importer = ctx.getBean(FleetImporter.class);
             scheduler = ctx.getBean(LifecycleScheduler.class);
@@ -192,7 +197,7 @@ class SnapshotAgreesWithRowsTest {
         String step() throws Exception {
             int dice = random.nextInt(100);
             String kind = dice < 30 ? "submit" : dice < 36 ? "cancel" : dice < 44 ? "release" : dice < 49 ? "renew"
-                    : dice < 57 ? "usage" : dice < 62 ? "device-heartbeat" : dice < 66 ? "quota-put"
+                    : dice < 57 ? "usage" : dice < 60 ? "device-heartbeat" : dice < 62 ? "agent-report" : dice < 66 ? "quota-put"
                     : dice < 68 ? "quota-delete" : dice < 71 ? "import-node" : dice < 73 ? "import-tenant"
                     : dice < 88 ? "pass" : "burst";
             boolean made = switch (kind) {
@@ -202,6 +207,7 @@ class SnapshotAgreesWithRowsTest {
                 case "renew" -> renew();
                 case "usage" -> usage();
                 case "device-heartbeat" -> deviceHeartbeat();
+                case "agent-report" -> agentReport();
                 case "quota-put" -> quotaPut();
                 case "quota-delete" -> quotaDelete();
                 case "import-node" -> importNode();
@@ -285,6 +291,28 @@ class SnapshotAgreesWithRowsTest {
             List<UsageReport.GpuUsage> gpus = lease.shares().stream()
                     .map(s -> new UsageReport.GpuUsage(s.deviceId(), (double) random.nextInt(101), 1024L)).toList();
             leases.heartbeat(lease.id(), new UsageReport(clock.instant(), gpus), ADMIN);
+            return true;
+        }
+
+        /**
+         * A node agent's report for a random node (now and then without its last GPU, which goes
+         * OFFLINE), then the stale-node check: node agent state, changed and vanished devices and
+         * UNKNOWN health all reach rows and snapshot alike.
+         */
+        boolean agentReport() {
+            List<String> nodeIds = workingSet.current().nodes().keySet().stream().sorted().toList();
+            String node = nodeIds.get(random.nextInt(nodeIds.size()));
+            List<io.gpupool.agent.NodeReport.Gpu> gpus = new ArrayList<>();
+            List<io.gpupool.domain.inventory.Device> devices = workingSet.current().devicesOn(node);
+            int reported = devices.size() > 1 && random.nextInt(3) == 0 ? devices.size() - 1 : devices.size();
+            for (io.gpupool.domain.inventory.Device d : devices.subList(0, reported)) {
+                gpus.add(new io.gpupool.agent.NodeReport.Gpu(d.index(), d.uuid(), null, null, null,
+                        d.memoryMib() + random.nextInt(2), false, List.of(), List.of(), null,
+                        io.gpupool.agent.NodeReport.Activity.of(random.nextDouble(), null, null, 100L)));
+            }
+            agentReports.apply(new io.gpupool.agent.NodeReport(node, null, null, null, Map.of(), ++agentSequence,
+                    clock.instant(), 30, "churn", null, null, gpus), ADMIN);
+            silentNodes.markSilent();
             return true;
         }
 

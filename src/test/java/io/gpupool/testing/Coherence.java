@@ -20,7 +20,9 @@ public final class Coherence {
     /** The policy tests that would fail on it: the one 63322b2 added, and the one for borrowing inside an organisation. */
     private static final java.util.List<String> TESTS_OF_THE_FIXES = java.util.List.of(
             "tests/reclamation-elastic-capacity-is-not-reclaimed-for-the-borrowing-limit.yaml",
-            "tests/reclamation-a-team-borrowing-its-organisations-idle-guarantee-is-not-reclaimed.yaml");
+            "tests/reclamation-a-team-borrowing-its-organisations-idle-guarantee-is-not-reclaimed.yaml",
+            // the old file predates silent-node reclamation (issue 17) as well
+            "tests/reclamation-leases-on-a-silent-node-are-reclaimed-after-a-grace-period.yaml");
 
     private Coherence() {
     }

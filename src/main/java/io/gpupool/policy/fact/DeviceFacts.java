@@ -40,7 +40,9 @@ final class DeviceFacts {
                     SnapshotFacts.poolTier(snapshot, d.poolId()), nodeLabels, d.labels(), reserved,
                     domainSize > 1, domainSize, snapshot.devicesOn(d.nodeId()).size(), d.rdma(), migCapable,
                     d.shareMode().name(), d.health().name(), SnapshotFacts.secondsBetween(d.lastHeartbeat(), now),
-                    snapshot.usedMilli(d.id()), card.family(), card.variant(), card.known()));
+                    snapshot.usedMilli(d.id()), card.family(), card.variant(), card.known(),
+                    snapshot.node(d.nodeId()).map(n -> n.agent() == null ? -1L
+                            : SnapshotFacts.secondsBetween(n.agent().lastReportAt(), now)).orElse(-1L)));
         }
         return List.copyOf(facts);
     }

@@ -46,15 +46,35 @@ final class LeaseFacts {
                 }
             }
             TenantFact tenant = tenants.get(l.tenantId());
-            UsageHistory usage = UsageHistory.of(samples.getOrDefault(l.id(), List.of()), now);
+            List<UsageSample> all = samples.getOrDefault(l.id(), List.of());
+            List<UsageSample> measured = new ArrayList<>();
+            List<UsageSample> reported = new ArrayList<>();
+            for (UsageSample s : all) {
+                (s.source() == UsageSample.Source.DEVICE ? measured : reported).add(s);
+            }
+            // Device telemetry, where it exists, is the only utilisation policy sees: a holder's
+            // heartbeat is its own claim about itself.
+            UsageHistory usage = UsageHistory.of(measured.isEmpty() ? reported : measured, now);
+            String source = usage.isEmpty() ? "NONE" : measured.isEmpty() ? "HEARTBEAT" : "DEVICE";
+            double reportedMean = measured.isEmpty() ? usage.meanOver(window.length().getSeconds())
+                    : UsageHistory.of(reported, now).meanOver(window.length().getSeconds());
             double mean = usage.meanOver(window.length().getSeconds());
+            long reportAge = -1;
+            for (DeviceShare share : l.shares()) {
+                Device d = snapshot.devices().get(share.deviceId());
+                io.gpupool.domain.inventory.Node node = d == null ? null : snapshot.nodes().get(d.nodeId());
+                if (node != null && node.agent() != null) {
+                    reportAge = Math.max(reportAge, SnapshotFacts.secondsBetween(node.agent().lastReportAt(), now));
+                }
+            }
             Instant heartbeat = l.lastHeartbeat() != null ? l.lastHeartbeat() : l.createdAt();
             facts.add(new LeaseFact(l.id(), l.requestId(), l.tenantId(), tenant == null ? l.tenantId() : tenant.orgId(),
                     l.poolId(), l.kind() == null ? null : l.kind().name(), l.priority(), l.preemptible(),
                     l.borrowed(), l.gangId(), l.state().name(), l.totalMilli(), deviceIds, models,
                     SnapshotFacts.secondsBetween(l.createdAt(), now), mean >= 0, mean,
                     usage.idleSecondsBelow(window.idleBelow()), SnapshotFacts.secondsBetween(heartbeat, now), l.expiresAt() != null,
-                    l.expiresAt() == null ? 0 : -SnapshotFacts.secondsBetween(l.expiresAt(), now), worst.name(), usage));
+                    l.expiresAt() == null ? 0 : -SnapshotFacts.secondsBetween(l.expiresAt(), now), worst.name(), usage,
+                    source, usage.newestAgeSeconds(), reportedMean, reportAge));
         }
         return List.copyOf(facts);
     }

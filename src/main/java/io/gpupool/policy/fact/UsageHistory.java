@@ -46,6 +46,11 @@ public final class UsageHistory {
         return new UsageHistory(ages, values);
     }
 
+    /** Age of the newest sample in seconds; −1 without samples. */
+    public long newestAgeSeconds() {
+        return ageSeconds.length == 0 ? -1 : ageSeconds[ageSeconds.length - 1];
+    }
+
     public boolean isEmpty() {
         return ageSeconds.length == 0;
     }

@@ -62,7 +62,8 @@ public final class ScenarioFixture {
         }
         Map<String, List<Device>> devicesByNode = new HashMap<>();
         for (NodeSpec n : list(g.nodes())) {
-            b.node(new Node(n.id(), cluster(n), "site", null, 64_000, 512 * 1024, n.labels()));
+            b.node(new Node(n.id(), cluster(n), "site", null, 64_000, 512 * 1024, n.labels(), n.silentFor() == null ? null
+                    : new io.gpupool.domain.inventory.NodeAgent(1, now.minus(n.silentFor()), 30, "scenario")));
             List<Device> devices = new ArrayList<>();
             for (int i = 0; i < n.gpus(); i++) {
                 devices.add(device(n, i, now));
@@ -110,7 +111,8 @@ public final class ScenarioFixture {
                 Objects.requireNonNull(n.model(), "node " + n.id() + " needs a model"),
                 (n.memoryGib() == null ? 80 : n.memoryGib()) * 1024L,
                 Boolean.TRUE.equals(n.nvlink()) ? n.id() + "-nvl" : null, index / 4, Boolean.TRUE.equals(n.rdma()),
-                mode, n.mig(), unhealthy ? DeviceHealth.UNHEALTHY : DeviceHealth.HEALTHY, Map.of(), n.pool(),
+                mode, n.mig(), unhealthy ? DeviceHealth.UNHEALTHY : n.silentFor() != null ? DeviceHealth.UNKNOWN
+                        : DeviceHealth.HEALTHY, Map.of(), n.pool(),
                 now.minus(heartbeatAge));
     }
 
@@ -151,10 +153,14 @@ public final class ScenarioFixture {
         double busy = l.utilisation() == null ? 0.9 : l.utilisation();
         Duration idle = l.idle() == null ? Duration.ZERO : l.idle();
         Duration span = UsageWindow.DEFAULT.length().plus(idle).plus(SAMPLE_EVERY);
+        UsageSample.Source source = Boolean.TRUE.equals(l.measured()) ? UsageSample.Source.DEVICE : UsageSample.Source.HEARTBEAT;
         List<UsageSample> out = new ArrayList<>();
         for (Instant t = now; !t.isBefore(now.minus(span)); t = t.minus(SAMPLE_EVERY)) {
             boolean idleNow = !idle.isZero() && t.isAfter(now.minus(idle));
-            out.add(new UsageSample(l.id(), t, idleNow ? 0.0 : busy));
+            out.add(new UsageSample(l.id(), t, idleNow ? 0.0 : busy, source));
+            if (l.claimed() != null) {
+                out.add(new UsageSample(l.id(), t, l.claimed(), UsageSample.Source.HEARTBEAT));
+            }
         }
         return out;
     }

@@ -70,6 +70,7 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
     private final PolicyEngine engine;
     private final ActivePolicy active;
     private final UsageRecorder usage;
+    private final io.gpupool.telemetry.DeviceTelemetry telemetry;
     private final Clock clock;
     private final Duration grace;
     private final Duration sweepEvery;
@@ -88,7 +89,8 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
 
     LifecycleScheduler(WorkingSet workingSet, AllocationService allocation, QueuePass queuePass, PolicyEngine engine,
                        ActivePolicy active,
-                       UsageRecorder usage, Clock clock, @Value("${gpupool.preemption.grace:30s}") Duration grace,
+                       UsageRecorder usage, io.gpupool.telemetry.DeviceTelemetry telemetry, Clock clock,
+                       @Value("${gpupool.preemption.grace:30s}") Duration grace,
                        @Value("${gpupool.reclamation.interval:30s}") Duration sweepEvery,
                        @Value("${gpupool.scheduler.wake-at-deadlines:true}") boolean wakeAtDeadlines,
                        @Value("${gpupool.scheduler.react-to-commits:true}") boolean reactToCommits) {
@@ -98,6 +100,7 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
         this.engine = engine;
         this.active = active;
         this.usage = usage;
+        this.telemetry = telemetry;
         this.clock = clock;
         this.grace = grace;
         this.sweepEvery = sweepEvery;
@@ -297,7 +300,23 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
 
     /** The policy's reclamation sweep over the whole pool; each ordered lease is handled once. */
     void sweep(Instant now) {
-        sweep(ModelWriter.of(workingSet), engine, active.current().policy(), usage.all(), grace, now);
+        sweep(ModelWriter.of(workingSet), engine, active.current().policy(), liveUsage(workingSet.current(), now), grace, now);
+    }
+
+    private List<io.gpupool.domain.lease.UsageSample> liveUsage(PoolSnapshot snapshot, Instant now) {
+        return usageOf(snapshot, usage, telemetry, now);
+    }
+
+    /**
+     * The usage samples a sweep reads: what holders said in their heartbeats and what node agents
+     * measured on the leases' own GPUs (the facts trust the measurement wherever there is one).
+     * The live sweep and the dry-run's both take them from here.
+     */
+    static List<io.gpupool.domain.lease.UsageSample> usageOf(PoolSnapshot snapshot, UsageRecorder usage,
+                                                             io.gpupool.telemetry.DeviceTelemetry telemetry, Instant now) {
+        List<io.gpupool.domain.lease.UsageSample> samples = new java.util.ArrayList<>(usage.all());
+        samples.addAll(telemetry.leaseSamples(snapshot.leases().values(), now));
+        return samples;
     }
 
     /**

@@ -56,19 +56,22 @@ public class UncommittedPipeline implements PipelineDryRun {
     private final PolicyEngine engine;
     private final WorkingSet workingSet;
     private final UsageRecorder usage;
+    private final io.gpupool.telemetry.DeviceTelemetry telemetry;
     private final QueuePass queuePass;
     private final Clock clock;
     private final Duration grace;
     private final int candidateNodes;
     private final Duration widenEvery;
 
-    UncommittedPipeline(PolicyEngine engine, WorkingSet workingSet, UsageRecorder usage, QueuePass queuePass, Clock clock,
+    UncommittedPipeline(PolicyEngine engine, WorkingSet workingSet, UsageRecorder usage,
+                        io.gpupool.telemetry.DeviceTelemetry telemetry, QueuePass queuePass, Clock clock,
                         @Value("${gpupool.preemption.grace:30s}") Duration grace,
                         @Value("${gpupool.preemption.candidate-nodes:32}") int candidateNodes,
                         @Value("${gpupool.preemption.widen-every:30s}") Duration widenEvery) {
         this.engine = engine;
         this.workingSet = workingSet;
         this.usage = usage;
+        this.telemetry = telemetry;
         this.queuePass = queuePass;
         this.clock = clock;
         this.grace = grace;
@@ -78,7 +81,9 @@ public class UncommittedPipeline implements PipelineDryRun {
 
     @Override
     public Input live() {
-        return new Input(workingSet.current(), usage.all(), clock.instant());
+        PoolSnapshot snapshot = workingSet.current();
+        Instant now = clock.instant();
+        return new Input(snapshot, LifecycleScheduler.usageOf(snapshot, usage, telemetry, now), now);
     }
 
     @Override

@@ -9,5 +9,5 @@ import java.time.Instant;
 /** An API token; only the SHA-256 of its secret is stored. */
 @MappedEntity("api_token")
 public record ApiTokenRow(@Id String id, String name, String role, @Nullable String tenantId, String tokenHash,
-                          String createdBy, Instant createdAt, @Nullable Instant revokedAt) {
+                          String createdBy, Instant createdAt, @Nullable Instant revokedAt, @Nullable String nodes) {
 }

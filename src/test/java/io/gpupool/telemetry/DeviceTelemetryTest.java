@@ -1,0 +1,83 @@
+package io.gpupool.telemetry;
+
+import io.gpupool.domain.lease.DeviceShare;
+import io.gpupool.domain.lease.Lease;
+import io.gpupool.domain.lease.LeaseState;
+import io.gpupool.domain.lease.UsageSample;
+import io.gpupool.domain.lease.WorkloadKind;
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class DeviceTelemetryTest {
+    private static final Instant T0 = Instant.parse("2026-12-01T10:00:00Z");
+    private final DeviceTelemetry telemetry = new DeviceTelemetry();
+
+    private static Lease lease(Instant created, DeviceShare... shares) {
+        return new Lease("l1", "r1", "acme", "training", WorkloadKind.TRAINING, 100, true, false, null,
+                LeaseState.ACTIVE, List.of(shares), created, null, created, null, null);
+    }
+
+    private void sample(String device, String profile, Integer instance, int minute, double value) {
+        telemetry.record(new ActivitySample(device, profile, instance, T0.plusSeconds(60L * minute), "GR_ENGINE_ACTIVE",
+                value, 10L, "dcgm"));
+    }
+
+    @Test
+    void aLeaseIsAsBusyAsTheBusiestOfItsGpusAtEachReport() {
+        sample("g0", null, null, 1, 0.0);
+        sample("g1", null, null, 1, 0.4);
+        sample("g0", null, null, 2, 0.0);
+        sample("g1", null, null, 2, 0.0);
+
+        List<UsageSample> samples = telemetry.leaseSamples(List.of(lease(T0, new DeviceShare("g0", 1000, null),
+                new DeviceShare("g1", 1000, null))), T0.plusSeconds(600));
+
+        assertThat(samples).extracting(UsageSample::utilisation).containsExactly(0.4, 0.0);
+        assertThat(samples).extracting(UsageSample::source).containsOnly(UsageSample.Source.DEVICE);
+    }
+
+    @Test
+    void samplesTakenBeforeTheLeaseStartedBelongToItsPredecessor() {
+        sample("g0", null, null, 1, 0.0);
+        sample("g0", null, null, 10, 0.3);
+
+        List<UsageSample> samples = telemetry.leaseSamples(List.of(lease(T0.plusSeconds(300),
+                new DeviceShare("g0", 1000, null))), T0.plusSeconds(3600));
+
+        assertThat(samples).extracting(UsageSample::utilisation).containsExactly(0.3);
+    }
+
+    @Test
+    void aMigShareReadsTheInstancesOfItsProfileNotTheWholeCardNorOtherProfiles() {
+        sample("g0", null, null, 1, 0.9);            // the whole card: busy because of other tenants
+        sample("g0", "1g.10gb", 3, 1, 0.0);
+        sample("g0", "1g.10gb", 4, 1, 0.02);
+        sample("g0", "3g.40gb", 1, 1, 0.8);
+
+        List<UsageSample> samples = telemetry.leaseSamples(List.of(lease(T0, new DeviceShare("g0", 143, "1g.10gb"))),
+                T0.plusSeconds(600));
+
+        assertThat(samples).extracting(UsageSample::utilisation).containsExactly(0.02);
+    }
+
+    @Test
+    void theLatestWholeCardSampleIsShownEvenWhenMigSamplesCameLater() {
+        sample("g0", null, null, 1, 0.5);
+        sample("g0", "1g.10gb", 3, 2, 0.1);
+
+        assertThat(telemetry.latest("g0")).get().extracting(ActivitySample::value).isEqualTo(0.5);
+        assertThat(telemetry.latest("nope")).isEmpty();
+    }
+
+    @Test
+    void samplesOlderThanTheWindowAreDropped() {
+        sample("g0", null, null, 0, 0.5);
+        sample("g0", null, null, 7 * 60, 0.1);
+
+        assertThat(telemetry.samples("g0")).hasSize(1);
+    }
+}
