@@ -87,7 +87,7 @@ public class PolicyDryRunService {
         List<GpuRequest> whatIf = whatIfs(specs, input);
         ValidationReport report = validator.validate(candidate);
         CompiledPolicy compiled = report.policy().orElseThrow(() -> ProblemException.unprocessable(
-                "The candidate does not compile", report.errors().stream().map(Object::toString).toList()));
+                "The candidate does not compile or reaches beyond the rule sandbox", report.errors().stream().map(Object::toString).toList()));
         List<String> stopped = report.errors().stream().filter(m -> m.stage() == PolicyMessage.Stage.EVALUATION)
                 .map(Object::toString).toList();
         if (!stopped.isEmpty()) {
