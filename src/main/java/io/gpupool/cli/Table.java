@@ -33,6 +33,17 @@ final class Table {
         return this;
     }
 
+    /** The same columns as CSV (RFC 4180, a header row, every cell whole), for spreadsheets and scripts. */
+    void printCsv(Iterable<JsonNode> rows, PrintWriter out) throws java.io.IOException {
+        // Not closed: the writer is the caller's (standard output stays open for what follows).
+        org.apache.commons.csv.CSVPrinter csv = new org.apache.commons.csv.CSVPrinter(out, org.apache.commons.csv.CSVFormat.RFC4180);
+        csv.printRecord(columns.stream().map(Column::header).toList());
+        for (JsonNode row : rows) {
+            csv.printRecord(columns.stream().map(c -> c.cell().apply(row)).toList());
+        }
+        csv.flush();
+    }
+
     void print(Iterable<JsonNode> rows, PrintWriter out) {
         List<String[]> lines = new ArrayList<>();
         String[] header = new String[columns.size()];
