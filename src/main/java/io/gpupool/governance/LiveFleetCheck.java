@@ -38,7 +38,7 @@ public class LiveFleetCheck {
     public List<PolicyMessage> check(RuleSet ruleSet, ValidationReport report) {
         PoolSnapshot fleet = workingSet.current();
         List<PolicyMessage> messages = new ArrayList<>(FleetLiterals.check(ruleSet, fleet));
-        if (report.errors().stream().noneMatch(m -> m.stage() == PolicyMessage.Stage.EVALUATION)) {
+        if (report.evaluationErrors().isEmpty()) {
             report.policy().ifPresent(policy -> messages.addAll(coherence.check(policy, fleet, clock.instant())));
         }
         return messages;

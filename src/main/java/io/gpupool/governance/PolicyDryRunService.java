@@ -12,7 +12,6 @@ import io.gpupool.policy.dryrun.PipelineDiff;
 import io.gpupool.policy.dryrun.PipelineRun;
 import io.gpupool.policy.dryrun.PipelineTotals;
 import io.gpupool.policy.engine.CompiledPolicy;
-import io.gpupool.policy.engine.PolicyMessage;
 import io.gpupool.policy.fact.RequestFact;
 import io.gpupool.policy.fact.SnapshotFacts;
 import io.gpupool.policy.fact.UsageWindow;
@@ -88,8 +87,7 @@ public class PolicyDryRunService {
         ValidationReport report = validator.validate(candidate);
         CompiledPolicy compiled = report.policy().orElseThrow(() -> ProblemException.unprocessable(
                 "The candidate does not compile or reaches beyond the rule sandbox", report.errors().stream().map(Object::toString).toList()));
-        List<String> stopped = report.errors().stream().filter(m -> m.stage() == PolicyMessage.Stage.EVALUATION)
-                .map(Object::toString).toList();
+        List<String> stopped = report.evaluationErrors().stream().map(Object::toString).toList();
         if (!stopped.isEmpty()) {
             // Its evaluation was stopped on the test fixtures; on the live queue it would only be stopped again, once per request.
             throw ProblemException.unprocessable("The candidate cannot be evaluated within its budget", stopped);

@@ -29,4 +29,10 @@ public record ValidationReport(List<PolicyMessage> messages, @JsonIgnore Optiona
     public List<PolicyMessage> errors() {
         return messages.stream().filter(PolicyMessage::isError).toList();
     }
+
+    /** Evaluations stopped on the policy tests' fixtures: such a rule set is never run on the live fleet. */
+    @JsonIgnore
+    public List<PolicyMessage> evaluationErrors() {
+        return errors().stream().filter(m -> m.stage() == PolicyMessage.Stage.EVALUATION).toList();
+    }
 }

@@ -144,14 +144,9 @@ public final class PolicyCompiler {
             try (RuleBudget.Scope budget = RuleBudget.open(BUILD_BUDGET)) {
                 base = ks.newKieContainer(releaseId).getKieBase();
             } catch (RuntimeException | RuleBudget.Exceeded | StackOverflowError e) {
-                Throwable cause = e;
-                while (cause.getCause() != null && cause.getCause() != cause && !(cause instanceof RuleBudget.Exceeded)) {
-                    cause = cause.getCause();
-                }
-                List<String> origin = secured.origins().of(cause.getStackTrace(), secured.classNames());
                 messages.add(PolicyMessage.error(Stage.EVALUATION, null, 0, 0, "Building the rule base stopped: "
-                        + (origin.isEmpty() ? "a constant condition" : String.join(", ", origin)) + " "
-                        + (cause instanceof RuleBudget.Exceeded ? cause.getMessage() : "failed: " + cause)));
+                        + PolicyEngine.stopReason(secured.origins(), secured.classNames(), e)
+                        .orElseGet(() -> "a constant condition failed: " + e)));
                 return new Compilation(Optional.empty(), messages);
             }
             return new Compilation(Optional.of(new CompiledPolicy(ruleSet, base, base.newKieSessionsPool(POOLED_SESSIONS), ruleNames(base),

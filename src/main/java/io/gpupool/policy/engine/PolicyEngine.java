@@ -5,10 +5,12 @@ import io.gpupool.policy.engine.PolicyMessage.Stage;
 import io.gpupool.policy.fact.RequestFact;
 import io.gpupool.policy.fact.SnapshotFacts;
 import io.gpupool.policy.sandbox.RuleBudget;
+import io.gpupool.policy.sandbox.RuleOrigins;
 import org.kie.api.runtime.KieSession;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -122,28 +124,35 @@ public final class PolicyEngine {
                 .map(e -> "\"" + e.getKey() + "\" ×" + e.getValue()).orElse("none");
     }
 
-    /**
-     * Why an evaluation failed, naming the rule where the generated code can be traced back: a
-     * spent budget (time, memory, array length), a stack overflow, or a rule's own exception.
-     */
+    /** Why an evaluation failed: a spent budget or a stack overflow, naming the rule, or a rule's own exception. */
     private static String stopped(CompiledPolicy policy, Throwable e) {
+        return stopReason(policy.origins(), policy.generatedClasses(), e)
+                .map(reason -> "Evaluation stopped: " + reason).orElseGet(() -> "Rule failed: " + rootMessage(e));
+    }
+
+    /**
+     * "rule \"X\" ran longer than …" when {@code e} or one of its causes is a spent budget, a stack
+     * overflow or an exhausted heap, naming the rule where the generated code can be traced back;
+     * empty for any other failure. Evaluation and the rule base's build (constant conditions) both use it.
+     */
+    static Optional<String> stopReason(RuleOrigins origins, Set<String> generatedClasses, Throwable e) {
         Throwable cause = e;
         while (cause != null && !(cause instanceof RuleBudget.Exceeded) && !(cause instanceof StackOverflowError)
                 && !(cause instanceof OutOfMemoryError) && cause.getCause() != cause) {
             cause = cause.getCause();
         }
         if (cause == null) {
-            return "Rule failed: " + rootMessage(e);
+            return Optional.empty();
         }
-        java.util.List<String> origin = policy.origins().of(cause.getStackTrace(), policy.generatedClasses());
+        List<String> origin = origins.of(cause.getStackTrace(), generatedClasses);
         String who = origin.isEmpty() ? "A rule" : String.join(", ", origin);
         if (cause instanceof RuleBudget.Exceeded exceeded) {
-            return "Evaluation stopped: " + who + " " + exceeded.getMessage() + " (" + exceeded.resource() + " budget)";
+            return Optional.of(who + " " + exceeded.getMessage() + " (" + exceeded.resource() + " budget)");
         }
         if (cause instanceof StackOverflowError) {
-            return "Evaluation stopped: " + who + " recursed too deeply (stack overflow)";
+            return Optional.of(who + " recursed too deeply (stack overflow)");
         }
-        return "Evaluation stopped: " + who + " ran out of memory";
+        return Optional.of(who + " ran out of memory");
     }
 
     private static String rootMessage(Throwable e) {
