@@ -8,8 +8,8 @@ import io.swagger.v3.oas.annotations.Hidden;
 import java.net.URI;
 
 /**
- * The web console lives at {@code /console/} (static files, application.yml); the service's root and
- * {@code /console} without its slash send the browser there. No token: the console's files hold no
+ * The web console lives at {@code /console/} (static files, application.yml); the service's root sends
+ * the browser there. No token: the console's files hold no
  * data, every call they make to {@code /api} carries the signed-in token (docs/console.md).
  */
 @Controller
@@ -19,11 +19,6 @@ public class ConsoleController {
 
     @Get("/")
     public HttpResponse<?> root() {
-        return HttpResponse.seeOther(CONSOLE);
-    }
-
-    @Get("/console")
-    public HttpResponse<?> console() {
         return HttpResponse.seeOther(CONSOLE);
     }
 }
