@@ -1,4 +1,4 @@
-// Building the page. Text always goes in as text nodes (never innerHTML), so a value from the API
+// Building the page. Text always goes in as text nodes (never parsed as HTML), so a value from the API
 // such as a tenant name or a rule name can never become markup or script.
 
 export function h(tag, attrs, ...children) {

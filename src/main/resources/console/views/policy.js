@@ -2,7 +2,7 @@
 // new version (validation messages with file:line and the policy tests), the dry-run with its
 // decision diff, activate and roll back with a message, and the hash-chained history.
 import { get, post, call } from '../api.js';
-import { h, clear, load, table, field, select, fmtTime, tags, problemBox, notice } from '../dom.js';
+import { h, clear, load, table, pagedTable, field, select, fmtTime, tags, problemBox, notice } from '../dom.js';
 import { lineDiff, hunks } from '../linediff.js';
 
 export async function renderPolicy(box, { me }) {
@@ -21,16 +21,17 @@ export async function renderPolicy(box, { me }) {
     return files.get(v);
   };
 
-  async function refresh() {
+  // Redraws every section from the API; keepEdit leaves the edit section (and its upload result) as it is.
+  async function refresh(keepEdit = false, status = null) {
     const list = await get('/policies');
     const versions = list.versions.map((v) => v.version);
     const latest = versions[versions.length - 1];
     const options = list.versions.map((v) => [String(v.version), `${v.label}${v.version === list.active ? ' (active)' : ''} — ${v.message}`]);
-    renderVersions(list);
+    renderVersions(list, status);
     renderFiles(options, String(list.active));
     renderDiff(options, String(versions.length > 1 ? versions[versions.length - 2] : list.active), String(latest));
     if (admin) {
-      renderEdit(options, String(list.active));
+      if (!keepEdit) renderEdit(options, String(list.active));
       renderDryRun(options, String(latest), list.active);
     } else {
       clear(editBox, h('h2', {}, 'Change policy'), h('p', { class: 'muted' }, 'Uploading, dry-runs, activation and rollback need an admin token.'));
@@ -39,16 +40,15 @@ export async function renderPolicy(box, { me }) {
     await load(historyBox, history);
   }
 
-  function renderVersions(list) {
+  function renderVersions(list, result) {
     const message = h('input', { id: 'change-message', name: 'message', size: 40, placeholder: 'why (kept in the history)' });
-    const status = h('div', { id: 'change-status', 'aria-live': 'polite' });
+    const status = h('div', { id: 'change-status', 'aria-live': 'polite' }, result);
     const change = async (v, how) => {
       try {
         const r = await post(`/policies/${v}/${how}`, { message: message.value || null });
-        files.clear();
-        await refresh();
-        clear(status, notice(`${r.active.label} is active (was v${r.previousVersion})${(r.fleetFindings || []).length ? '; fleet findings: ' + r.fleetFindings.map(msg).join('; ') : ''}`));
-        versionsBox.querySelector('#change-status').replaceWith(status);
+        const findings = r.fleetFindings || [];
+        await refresh(true, notice(`${r.active.label} is active (was v${r.previousVersion})`
+          + (findings.length ? `; live-fleet findings: ${findings.map(msg).join('; ')}` : '')));
       } catch (err) {
         clear(status, problemBox(err));
       }
@@ -133,9 +133,8 @@ export async function renderPolicy(box, { me }) {
       await load(out, async () => {
         const r = await post('/policies', { message: message.value, files: all });
         edited = {};
-        const v = r.version.version;
-        await refresh();
-        return uploadResult(r, v);
+        await refresh(true);
+        return uploadResult(r, r.version.version);
       });
     });
     const zip = h('input', { type: 'file', id: 'zip-file', accept: '.zip,application/zip' });
@@ -149,7 +148,7 @@ export async function renderPolicy(box, { me }) {
       data.append('message', zipMessage.value);
       await load(out, async () => {
         const r = (await call('POST', '/policies', data)).body;
-        await refresh();
+        await refresh(true);
         return uploadResult(r, r.version.version);
       });
     });
@@ -220,29 +219,29 @@ function dryRunView(r) {
       + `${r.newlyPreempted.length} newly preempted, ${r.newlyReclaimed.length} newly reclaimed.`),
     r.errors.length ? messages(r.errors) : null,
     h('h3', {}, 'Requests'),
-    table('Requests whose fate changes', [
+    pagedTable('Requests whose fate changes', [
       { title: 'Request', value: (c) => c.requestId },
       { title: 'Tenant', value: (c) => c.tenantId },
       { title: 'Active policy', value: (c) => fate(c.before) },
       { title: 'Candidate', value: (c) => fate(c.after) },
       { title: 'Rules (candidate)', value: (c) => tags(c.after ? c.after.rules : []) },
-    ], r.requests, { id: 'dry-run-requests' }),
+    ], r.requests, 25, { id: 'dry-run-requests' }),
     h('h3', {}, 'Leases'),
-    table('Leases preempted, reclaimed or expired differently', [
+    pagedTable('Leases preempted, reclaimed or expired differently', [
       { title: 'Lease', value: (c) => c.leaseId },
       { title: 'Tenant', value: (c) => c.tenantId },
       { title: 'Active policy', value: (c) => (c.before ? `${c.before.outcome} (${c.before.gpus} GPUs)` : 'keeps its GPUs') },
       { title: 'Candidate', value: (c) => (c.after ? `${c.after.outcome} (${c.after.gpus} GPUs)` : 'keeps its GPUs') },
       { title: 'Rules (candidate)', value: (c) => tags(c.after ? c.after.rules : []) },
-    ], r.leases, { id: 'dry-run-leases' }),
+    ], r.leases, 25, { id: 'dry-run-leases' }),
     h('h3', {}, 'Devices'),
-    table('Device tier and label changes', [
+    pagedTable('Device tier and label changes', [
       { title: 'Device', value: (c) => c.id },
       { title: 'What', value: (c) => c.aspect },
       { title: 'Active policy', value: (c) => c.before },
       { title: 'Candidate', value: (c) => c.after },
       { title: 'Rule (candidate)', value: (c) => c.ruleAfter || '—' },
-    ], r.devices, { id: 'dry-run-devices' }),
+    ], r.devices, 25, { id: 'dry-run-devices' }),
     h('h3', {}, 'Totals'),
     table('Totals', [
       { title: 'Figure', value: (x) => x.k },
