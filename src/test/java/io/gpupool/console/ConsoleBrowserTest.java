@@ -233,7 +233,7 @@ class ConsoleBrowserTest {
         assertThat(browser.text(By.cssSelector("#change-status .notice"))).contains("v2 is active");
         browser.driver().findElement(By.id("change-message")).sendKeys("Back to the shipped set");
         browser.waitFor(By.cssSelector("button.rollback[data-version='1']")).click();
-        assertThat(browser.text(By.cssSelector("#change-status .notice"))).contains("v1 is active");
+        browser.until(d -> d.findElement(By.id("change-status")).getText().contains("v1 is active (was v2)") ? true : null);
         assertThat(api.get("/api/v1/policies", ADMIN).body().get("active").asInt()).isEqualTo(1);
 
         browser.until(d -> d.findElement(By.id("history-table")).getText().contains("ROLLED") ? true : null);
