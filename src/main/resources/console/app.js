@@ -68,7 +68,7 @@ async function route() {
     clear(main, problemBox(new ApiError(404, { title: 'Not found', detail: `No view '${id}'` })));
     return;
   }
-  const box = h('div', { id: 'view-' + view.id });
+  const box = h('div', { id: 'view-' + view.id, 'aria-busy': 'true' });
   clear(main, h('h1', {}, view.title), box);
   try {
     await view.render(box, { me, params, navigate: (hash) => { location.hash = hash; } });
@@ -78,6 +78,8 @@ async function route() {
       return signInForm(err);
     }
     clear(box, problemBox(err));
+  } finally {
+    box.removeAttribute('aria-busy');
   }
 }
 

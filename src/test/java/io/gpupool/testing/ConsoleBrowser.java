@@ -87,7 +87,11 @@ public final class ConsoleBrowser implements AutoCloseable {
 
     /** Goes to a view (#/id?query) and waits until it has drawn (no box still loading). */
     public void open(String hash) {
+        String view = "view-" + hash.split("\\?", 2)[0];
+        // a blank page first: a view's id alone would also match the view drawn before this one
+        driver.get("about:blank");
         driver.get(base + "/console/#/" + hash);
+        until(d -> d.findElements(By.id(view)).isEmpty() ? null : true);
         settle();
     }
 
