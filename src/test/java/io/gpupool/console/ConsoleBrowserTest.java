@@ -135,6 +135,8 @@ class ConsoleBrowserTest {
         browser.open("decisions?lease=" + lease);
         assertThat(browser.text(By.id("decision-table"))).contains("ADMIT", "research");
         browser.screenshot("decisions");
+        browser.open("decisions?tenant=research&action=ADMIT&rule=TRAINING+POOL&since=2020-01-01T00:00:00Z");
+        assertThat(browser.text(By.id("decision-table"))).contains(lease).doesNotContain("QUEUE");
 
         browser.open("policy");
         assertThat(browser.text(By.id("history-verify"))).startsWith("Hash chain intact");
