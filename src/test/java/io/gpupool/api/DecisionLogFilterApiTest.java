@@ -56,7 +56,7 @@ class DecisionLogFilterApiTest {
     @Test
     void tenantActionAndRuleFiltersCombineAndKeepOnlyTheMatchingEntries() {
         String nlpLease = placeAndRelease("nlp");
-        String visionLease = placeAndRelease("research");
+        String researchLease = placeAndRelease("research");
 
         List<JsonNode> admits = entries("tenant=nlp&action=ADMIT&rule=training%20POOL", ADMIN);
 
@@ -65,9 +65,9 @@ class DecisionLogFilterApiTest {
             assertThat(d.get("action").asText()).isEqualTo("ADMIT");
             assertThat(d.get("ruleNames").toString()).containsIgnoringCase("training pool");
         });
-        assertThat(admits).extracting(d -> d.get("leaseId").asText()).contains(nlpLease).doesNotContain(visionLease);
+        assertThat(admits).extracting(d -> d.get("leaseId").asText()).contains(nlpLease).doesNotContain(researchLease);
         assertThat(entries("tenant=nlp&action=RELEASE", ADMIN)).extracting(d -> d.get("leaseId").asText())
-                .contains(nlpLease).doesNotContain(visionLease);
+                .contains(nlpLease).doesNotContain(researchLease);
     }
 
     @Test
