@@ -5,6 +5,7 @@ import io.gpupool.testing.Api;
 import io.gpupool.testing.Api.Reply;
 import io.gpupool.testing.ConsoleBrowser;
 import io.gpupool.testing.FleetLoaded;
+import io.gpupool.testing.PolicyFiles;
 import io.micronaut.http.client.HttpClient;
 import io.micronaut.http.client.annotation.Client;
 import io.micronaut.runtime.server.EmbeddedServer;
@@ -22,10 +23,16 @@ import org.openqa.selenium.Keys;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.Select;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipOutputStream;
 
 import static io.gpupool.testing.Api.ADMIN;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -209,6 +216,7 @@ class ConsoleBrowserTest {
 
     @Test
     void anAdminEditsARuleFileDryRunsItSeesTheDeviceDiffThenActivatesAndRollsBack() {
+        int active = api.get("/api/v1/policies", ADMIN).body().get("active").asInt();
         browser.signIn(ADMIN);
         browser.open("policy");
         new Select(browser.waitFor(By.id("edit-path"))).selectByValue("tiering/profile-labels.drl");
@@ -220,31 +228,74 @@ class ConsoleBrowserTest {
         browser.driver().findElement(By.cssSelector("#edit-form button[type=submit]")).click();
 
         String uploaded = browser.text(By.cssSelector("#upload-result .notice"));
-        assertThat(uploaded).contains("Uploaded as v2");
+        int candidate = latestVersion();
+        assertThat(uploaded).contains("Uploaded as v" + candidate);
         assertThat(browser.text(By.id("policy-tests"))).contains("passed").doesNotContain("failed");
 
         browser.waitFor(By.id("dry-run-uploaded")).click();
         String verdict = browser.text(By.id("dry-run-verdict"));
-        assertThat(verdict).contains("Active v1, candidate v2: safe to activate");
+        assertThat(verdict).contains("Active v" + active + ", candidate v" + candidate + ": safe to activate");
         String devices = browser.text(By.id("dry-run-devices"));
         assertThat(devices).contains("LABELS", "[multi-node, nvlink, rdma");
         browser.screenshot("policy-dry-run");
 
         browser.driver().findElement(By.id("change-message")).sendKeys("Try the multi-node label");
-        browser.waitFor(By.cssSelector("button.activate[data-version='2']")).click();
-        assertThat(browser.text(By.cssSelector("#change-status .notice"))).contains("v2 is active");
+        browser.waitFor(By.cssSelector("button.activate[data-version='" + candidate + "']")).click();
+        browser.until(d -> d.findElement(By.id("change-status")).getText().contains("v" + candidate + " is active") ? true : null);
         browser.driver().findElement(By.id("change-message")).sendKeys("Back to the shipped set");
-        browser.waitFor(By.cssSelector("button.rollback[data-version='1']")).click();
-        browser.until(d -> d.findElement(By.id("change-status")).getText().contains("v1 is active (was v2)") ? true : null);
-        assertThat(api.get("/api/v1/policies", ADMIN).body().get("active").asInt()).isEqualTo(1);
+        browser.waitFor(By.cssSelector("button.rollback[data-version='" + active + "']")).click();
+        browser.until(d -> d.findElement(By.id("change-status")).getText()
+                .contains("v" + active + " is active (was v" + candidate + ")") ? true : null);
+        assertThat(api.get("/api/v1/policies", ADMIN).body().get("active").asInt()).isEqualTo(active);
 
-        browser.until(d -> d.findElement(By.id("history-table")).getText().contains("ROLLED") ? true : null);
+        browser.until(d -> d.findElement(By.id("history-table")).getText().contains("ROLLED_BACK") ? true : null);
         assertThat(browser.text(By.id("history-verify"))).startsWith("Hash chain intact");
-        new Select(browser.driver().findElement(By.id("diff-from"))).selectByValue("1");
-        new Select(browser.driver().findElement(By.id("diff-to"))).selectByValue("2");
+        new Select(browser.driver().findElement(By.id("diff-from"))).selectByValue(String.valueOf(active));
+        new Select(browser.driver().findElement(By.id("diff-to"))).selectByValue(String.valueOf(candidate));
         browser.driver().findElement(By.cssSelector("#policy-diff button[type=submit]")).click();
         assertThat(browser.text(By.cssSelector("#diff-out .diff"))).contains("tiering/profile-labels.drl",
                 "+ rule \"GPU with RDMA in an NVLink domain is labelled multi-node\"");
+    }
+
+    @Test
+    void anAdminUploadsARuleSetAsAZipAndABrokenOneShowsItsCompileErrorWithFileAndLine() throws Exception {
+        Map<String, String> files = PolicyFiles.defaults();
+        files.put(PolicyFiles.RECLAMATION, files.get(PolicyFiles.RECLAMATION).replace("heartbeatAgeSeconds > 300", "heartbeatAgeSeconds > 240"));
+        Path good = zip(files);
+        files.put("tiering/broken.drl", "package io.gpupool.rules.tiering;\n\nrule \"Half a rule\"\nwhen\n    DeviceFact( \nthen\nend\n");
+        Path broken = zip(files);
+
+        browser.signIn(ADMIN);
+        browser.open("policy");
+        browser.waitFor(By.id("zip-file")).sendKeys(good.toString());
+        browser.driver().findElement(By.id("zip-message")).sendKeys("Silent leases reclaimed after four minutes");
+        browser.driver().findElement(By.cssSelector("#zip-form button[type=submit]")).click();
+        assertThat(browser.text(By.cssSelector("#upload-result .notice"))).contains("Uploaded as v" + latestVersion());
+
+        browser.driver().findElement(By.id("zip-file")).sendKeys(broken.toString());
+        browser.driver().findElement(By.id("zip-message")).clear();
+        browser.driver().findElement(By.id("zip-message")).sendKeys("A broken file");
+        browser.driver().findElement(By.cssSelector("#zip-form button[type=submit]")).click();
+        String problem = browser.text(By.cssSelector("#upload-result .problem"));
+        assertThat(problem).contains("422", "tiering/broken.drl:");
+    }
+
+    private int latestVersion() {
+        JsonNode versions = api.get("/api/v1/policies", ADMIN).body().get("versions");
+        return versions.get(versions.size() - 1).get("version").asInt();
+    }
+
+    private static Path zip(Map<String, String> files) throws IOException {
+        Path zip = Files.createTempFile("gpupool-policy-", ".zip");
+        zip.toFile().deleteOnExit();
+        try (ZipOutputStream out = new ZipOutputStream(Files.newOutputStream(zip))) {
+            for (Map.Entry<String, String> f : files.entrySet()) {
+                out.putNextEntry(new ZipEntry("my-policy/" + f.getKey()));
+                out.write(f.getValue().getBytes(StandardCharsets.UTF_8));
+                out.closeEntry();
+            }
+        }
+        return zip;
     }
 
     @Test

@@ -27,12 +27,13 @@ import java.util.stream.Stream;
 /**
  * The system's headless Chromium driven through its chromedriver (Debian packages chromium and
  * chromium-driver; .ci/run installs them), one per test class. Without them the class is skipped,
- * saying so ({@link Available}). With {@code -Dgpupool.console.screenshots=DIR} the tests also save
+ * saying so ({@link Available}; {@code -Dgpupool.test.chromium} and {@code -Dgpupool.test.chromedriver}
+ * point elsewhere). With {@code -Dgpupool.console.screenshots=DIR} the tests also save
  * screenshots of the views they walk into DIR (docs/console.md's pictures).
  */
 public final class ConsoleBrowser implements AutoCloseable {
-    static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-    static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+    static final Path CHROMIUM = Path.of(System.getProperty("gpupool.test.chromium", "/usr/bin/chromium"));
+    static final Path CHROMEDRIVER = Path.of(System.getProperty("gpupool.test.chromedriver", "/usr/bin/chromedriver"));
     private static final Duration WAIT = Duration.ofSeconds(30);
 
     private final ChromeDriver driver;
