@@ -201,12 +201,21 @@ class ConsoleBrowserTest {
     }
 
     @Test
-    void aTenantReleasesItsLeaseFromTheLeasesView() {
+    void aTenantRenewsThenReleasesItsLeaseFromTheLeasesView() {
         String lease = place("rl", "dev", 1, null).at("/lease/id").asText();
 
         browser.signIn(token("rl-console", "rl"));
         browser.open("leases");
+        WebElement ttl = browser.waitFor(By.cssSelector("input[aria-label='TTL seconds for lease " + lease + "']"));
+        ttl.clear();
+        ttl.sendKeys("7200");
+        browser.driver().findElement(By.cssSelector("button[data-lease='" + lease + "'][data-act='renew']")).click();
+        assertThat(browser.text(By.cssSelector("#lease-status .notice"))).contains(lease, "renewed for 7200 s", "ACTIVE");
+        assertThat(api.get("/api/v1/leases/" + lease, ADMIN).body().get("expiresAt").isNull()).isFalse();
+
+        browser.settle();
         browser.waitFor(By.cssSelector("button[data-lease='" + lease + "'][data-act='release']")).click();
+        browser.until(d -> d.findElement(By.id("lease-status")).getText().contains("released") ? true : null);
 
         assertThat(browser.text(By.cssSelector("#lease-status .notice"))).contains(lease, "RELEASED");
         assertThat(api.get("/api/v1/leases/" + lease, ADMIN).body().get("state").asText()).isEqualTo("RELEASED");
@@ -296,6 +305,20 @@ class ConsoleBrowserTest {
             }
         }
         return zip;
+    }
+
+    @Test
+    void aViewerReadsThePolicyAndLeasesButIsGivenNoControlThatWouldChangeThem() {
+        Reply viewer = api.post("/api/v1/tokens", Map.of("name", "finance-console", "role", "viewer"), ADMIN);
+        place("search", "inference", 1, null);
+
+        browser.signIn(viewer.body().get("secret").asText());
+        browser.open("policy");
+        assertThat(browser.text(By.id("history-verify"))).startsWith("Hash chain intact");
+        assertThat(browser.all(By.cssSelector("#edit-form, #dry-run-candidate, button.activate, button.rollback"))).isEmpty();
+        browser.open("leases");
+        assertThat(browser.text(By.id("lease-table"))).contains("search");
+        assertThat(browser.all(By.cssSelector("button[data-act]"))).isEmpty();
     }
 
     @Test
