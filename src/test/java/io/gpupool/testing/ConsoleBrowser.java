@@ -6,6 +6,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -107,11 +108,12 @@ public final class ConsoleBrowser implements AutoCloseable {
     }
 
     public <T> T until(ExpectedCondition<T> condition) {
-        return new WebDriverWait(driver, WAIT).until(condition);
+        // views redraw sections when their data arrives: an element found a moment ago may be gone
+        return new WebDriverWait(driver, WAIT).ignoring(StaleElementReferenceException.class).until(condition);
     }
 
     public String text(By by) {
-        return waitFor(by).getText();
+        return until(d -> d.findElements(by).stream().filter(WebElement::isDisplayed).findFirst().map(WebElement::getText).orElse(null));
     }
 
     public String mainText() {
