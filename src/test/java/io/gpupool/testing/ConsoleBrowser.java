@@ -35,7 +35,7 @@ import java.util.stream.Stream;
 public final class ConsoleBrowser implements AutoCloseable {
     static final Path CHROMIUM = Path.of(System.getProperty("gpupool.test.chromium", "/usr/bin/chromium"));
     static final Path CHROMEDRIVER = Path.of(System.getProperty("gpupool.test.chromedriver", "/usr/bin/chromedriver"));
-    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final Duration WAIT = Duration.ofSeconds(60);
 
     private final ChromeDriver driver;
     private final Path profile;
