@@ -8,9 +8,9 @@ import io.swagger.v3.oas.annotations.Hidden;
 import java.net.URI;
 
 /**
- * The web console lives at {@code /console/} (static files, application.yml); the service's root sends
- * the browser there. No token: the console's files hold no
- * data, every call they make to {@code /api} carries the signed-in token (docs/console.md).
+ * The web console lives at {@code /console/} (static files, application.yml); the service's root
+ * sends the browser there. No token: the console's files hold no data, and every call they make to
+ * {@code /api} carries the signed-in token (docs/console.md).
  */
 @Controller
 @Hidden
