@@ -49,7 +49,7 @@ public class QueueController {
     }
 
     @Get("/queues")
-    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT, Role.ORG_ADMIN})
     public Map<String, List<QueueEntry>> queues(@Parameter(hidden = true) Caller caller) {
         PoolSnapshot snapshot = workingSet.current();
         Map<String, List<QueueEntry>> byPool = new LinkedHashMap<>();
@@ -73,7 +73,7 @@ public class QueueController {
      * own entries, so its page may hold fewer; the cursor still moves past the others.
      */
     @Get("/decisions")
-    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT, Role.ORG_ADMIN})
     public HttpResponse<List<LoggedDecision>> decisions(@Nullable @QueryValue String request, @Nullable @QueryValue String lease,
                                                         @Nullable @QueryValue String since, @Nullable @QueryValue Long after,
                                                         @Nullable @QueryValue Integer limit, @Parameter(hidden = true) Caller caller,

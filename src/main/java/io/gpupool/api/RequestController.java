@@ -83,7 +83,7 @@ public class RequestController {
     }
 
     @Get("/{id}")
-    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT, Role.ORG_ADMIN})
     public RequestAnswer get(@PathVariable String id, @Parameter(hidden = true) Caller caller) {
         GpuRequest request = allocation.get(id, caller);
         return new RequestAnswer(request, lease(request, caller), allocation.positionOf(request));
@@ -97,7 +97,7 @@ public class RequestController {
     }
 
     @Get("/{id}/explain")
-    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT, Role.ORG_ADMIN})
     public Explanation explain(@PathVariable String id, @Parameter(hidden = true) Caller caller) {
         GpuRequest request = allocation.get(id, caller);
         List<LoggedDecision> all = new ArrayList<>(decisions.forRequest(id));

@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 /** Issue 23, token hygiene: expiry (a default for tenant tokens), last-used times, unused tokens. */
-@MicronautTest(transactional = false, rebuildContext = true)
+@MicronautTest(transactional = false)
 @DatabaseTest
 class TokenHygieneApiTest {
     @Inject
