@@ -31,7 +31,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * GPU requests: 201 placed (with its lease), 202 queued (with why), 422 rejected by policy (with the
+ * GPU requests: 201 placed (with its lease), 202 queued or awaiting approval (with why and, for an
+ * approval, who may give it), 422 rejected by policy (with the
  * rule) or because no pool it may use could ever host it (with the constraint).
  */
 @Controller("/api/v1/requests")
@@ -117,7 +118,7 @@ public class RequestController {
     private static HttpStatus statusOf(Outcome.Kind kind) {
         return switch (kind) {
             case PLACED -> HttpStatus.CREATED;
-            case QUEUED -> HttpStatus.ACCEPTED;
+            case QUEUED, AWAITING_APPROVAL -> HttpStatus.ACCEPTED;
             case REJECTED, REFUSED -> HttpStatus.UNPROCESSABLE_ENTITY;
             case ENDED -> HttpStatus.OK;
         };
