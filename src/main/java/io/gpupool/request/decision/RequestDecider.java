@@ -89,18 +89,22 @@ public final class RequestDecider {
         }
         PriorityAssignment priority = eval.priorityOf(request.id()).orElse(null);
         int level = priority == null ? 0 : priority.priority();
-        List<ApprovalRequirement> approvals = eval.approvalsOf(request.id());
-        if (isNew && !approvals.isEmpty() && eval.admissionOf(request.id()).map(a -> a.admitted()).orElse(true)) {
-            // Policy required a person's yes (approval rules never fire for an approved request); a
-            // rejection needs nobody's approval, so it goes on to be rejected below.
-            return awaitApproval(changes, request, approvals, level, version, now);
-        }
         CapacityView view = inputs.view(before);
         Set<String> reserved = c.reservations().reservedFor(request.with(request.state(), level, null, null, now), now);
         WideningGate gate = WideningGate.of(request, isNew, now, widenEvery, c.widenHeld());
         Attempt attempt = planner.attempt(before, view, request, eval, reserved, (pools, pool, devices) ->
                 engine.preempt(policy.policy(), inputs.facts(before), PolicyInputs.fact(request), pools, List.of(pool),
                         devices).preemptionPlan(request.id()), gate);
+        List<ApprovalRequirement> approvals = eval.approvalsOf(request.id());
+        if (isNew && !approvals.isEmpty() && (!(attempt instanceof Attempt.Rejected r)
+                || RequestPlanner.POOL_NOT_ADMITTED.equals(r.reasonCode()))) {
+            // Policy required a person's yes (approval rules never fire for an approved request). A
+            // request policy rejects, or no card could ever host, needs nobody's approval: it is
+            // rejected or refused below as it would be without approval rules; only a pool policy
+            // admits it to once approved is worth asking about. The attempt is only looked at:
+            // nothing it planned is stated.
+            return awaitApproval(changes, request, approvals, level, version, now);
+        }
         if (attempt instanceof Attempt.Rejected r) {
             // Never placeable: a submission is refused unstored, like invalid input; a queued request
             // (the inventory it needed changed) is REJECTED with its decision, like a policy rejection.
