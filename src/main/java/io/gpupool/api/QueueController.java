@@ -1,6 +1,7 @@
 package io.gpupool.api;
 
 import io.gpupool.audit.DecisionLog;
+import io.gpupool.domain.decision.DecisionAction;
 import io.gpupool.domain.decision.LoggedDecision;
 import io.gpupool.auth.Allow;
 import io.gpupool.auth.Caller;
@@ -35,6 +36,8 @@ import java.util.Map;
 public class QueueController {
     /** The most decision log entries one answer holds. */
     static final int MAX_DECISIONS = Page.MAX_SIZE;
+    /** The longest part of a rule name the log can be filtered by (rule names are sentences). */
+    static final int MAX_RULE_FILTER = 256;
     private final WorkingSet workingSet;
     private final DecisionLog decisions;
     private final Clock clock;
@@ -70,13 +73,17 @@ public class QueueController {
      * (default: the last hour, fixed in the next-page link). Paged by cursor, as
      * the log only grows: at most {@code limit} entries after the entry {@code after}; when the page
      * is full, a {@code Link: <...>; rel="next"} header gives the next page. A tenant sees only its
-     * own entries, so its page may hold fewer; the cursor still moves past the others.
+     * own entries, so its page may hold fewer; the cursor still moves past the others. {@code tenant},
+     * {@code action}, {@code rule} (a part of a rule name, any case) and {@code until} narrow each
+     * page the same way: the cursor moves over what they leave out.
      */
     @Get("/decisions")
     @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT, Role.ORG_ADMIN})
     public HttpResponse<List<LoggedDecision>> decisions(@Nullable @QueryValue String request, @Nullable @QueryValue String lease,
                                                         @Nullable @QueryValue String since, @Nullable @QueryValue Long after,
-                                                        @Nullable @QueryValue Integer limit, @Parameter(hidden = true) Caller caller,
+                                                        @Nullable @QueryValue Integer limit, @Nullable @QueryValue String tenant,
+                                                        @Nullable @QueryValue DecisionAction action, @Nullable @QueryValue String rule,
+                                                        @Nullable @QueryValue String until, @Parameter(hidden = true) Caller caller,
                                                         HttpRequest<?> http) {
         int max = limit == null ? MAX_DECISIONS : limit;
         if (max < 1 || max > MAX_DECISIONS) {
@@ -87,7 +94,12 @@ public class QueueController {
             throw ProblemException.invalid("after: the id of a decision log entry (>= 0), was " + afterId);
         }
         boolean byEntity = request != null || lease != null;
-        Instant from = since != null ? parse(since) : byEntity ? null : clock.instant().minusSeconds(3600);
+        Instant from = since != null ? parse("since", since) : byEntity ? null : clock.instant().minusSeconds(3600);
+        Instant to = until == null ? null : parse("until", until);
+        if (rule != null && rule.length() > MAX_RULE_FILTER) {
+            throw ProblemException.invalid("rule: at most " + MAX_RULE_FILTER + " characters, got " + rule.length());
+        }
+        String ruleLower = rule == null || rule.isBlank() ? null : rule.toLowerCase(java.util.Locale.ROOT);
         List<LoggedDecision> scanned;
         if (byEntity) {
             List<LoggedDecision> entries = request != null ? decisions.forRequest(request) : decisions.forLease(lease);
@@ -97,8 +109,17 @@ public class QueueController {
             scanned = decisions.since(from, afterId, max);
         }
         PoolSnapshot snapshot = workingSet.current();
+        if (tenant != null) {
+            caller.requireReach(tenant, snapshot);
+        }
         MutableHttpResponse<List<LoggedDecision>> response = HttpResponse.ok(scanned.stream()
-                .filter(d -> d.tenantId() == null || caller.reaches(d.tenantId(), snapshot)).toList());
+                .filter(d -> d.tenantId() == null || caller.reaches(d.tenantId(), snapshot))
+                .filter(d -> tenant == null || tenant.equals(d.tenantId()))
+                .filter(d -> action == null || action == d.action())
+                .filter(d -> ruleLower == null || d.ruleNames().stream()
+                        .anyMatch(r -> r.toLowerCase(java.util.Locale.ROOT).contains(ruleLower)))
+                .filter(d -> to == null || !d.at().isAfter(to))
+                .toList());
         if (scanned.size() == max) {
             UriBuilder next = UriBuilder.of(http.getUri()).replaceQueryParam("after", scanned.get(max - 1).id());
             if (from != null) {
@@ -109,11 +130,11 @@ public class QueueController {
         return response;
     }
 
-    private static Instant parse(String since) {
+    private static Instant parse(String name, String value) {
         try {
-            return Instant.parse(since);
+            return Instant.parse(value);
         } catch (DateTimeParseException e) {
-            throw ProblemException.invalid("since: an ISO-8601 instant such as 2026-01-05T12:00:00Z, was '" + io.gpupool.problem.FieldChecks.excerpt(since) + "'");
+            throw ProblemException.invalid(name + ": an ISO-8601 instant such as 2026-01-05T12:00:00Z, was '" + io.gpupool.problem.FieldChecks.excerpt(value) + "'");
         }
     }
 }

@@ -8,7 +8,6 @@ import io.gpupool.testing.DatabaseTest;
 import io.gpupool.testing.FleetLoaded;
 import io.gpupool.testing.PolicyFiles;
 import io.gpupool.testing.TestClock;
-import io.micronaut.context.annotation.Property;
 import io.micronaut.http.client.HttpClient;
 import io.micronaut.http.client.annotation.Client;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
@@ -32,7 +31,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 @MicronautTest(transactional = false, rebuildContext = true)
 @DatabaseTest
 // A dry-run also checks the candidate's coherence on the live fleet (bounded at 10 s), and these builds share two cores.
-@Property(name = "micronaut.http.client.read-timeout", value = "60s")
 class PolicyDryRunApiTest {
     private static final String A100_PCIE = "A100-PCIE-40G";
     private static final String IDLE_RULE = "Training or experiment idle for ten minutes is reclaimed";

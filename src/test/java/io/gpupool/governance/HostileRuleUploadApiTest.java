@@ -28,7 +28,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 @MicronautTest(transactional = false, rebuildContext = true)
 @DatabaseTest
 @Property(name = "gpupool.policy.max-evaluation", value = "2s")
-@Property(name = "micronaut.http.client.read-timeout", value = "60s")
 class HostileRuleUploadApiTest {
     private static final Path MARK = Path.of(System.getProperty("java.io.tmpdir"), "gpupool-upload-" + ProcessHandle.current().pid());
 
@@ -69,8 +68,7 @@ class HostileRuleUploadApiTest {
     }
 
     @Test
-    void aRecursiveFunctionInAConstraintIsStoppedAndTheDryRunAnswersInSeconds() {
-        long start = System.nanoTime();
+    void aRecursiveFunctionInAConstraintIsStoppedByOneBudgetAndTheDryRunAnswers() {
         Reply reply = dryRun("admission/fib.drl", """
                 package io.gpupool.rules.admission;
                 import io.gpupool.policy.fact.RequestFact;
@@ -81,11 +79,13 @@ class HostileRuleUploadApiTest {
                 then
                 end
                 """);
-        long seconds = (System.nanoTime() - start) / 1_000_000_000;
 
         assertThat(reply.status()).isEqualTo(422);
-        assertThat(reply.body().get("errors").toString()).contains("Evaluation stopped: function fib ran longer than 2000 ms");
-        assertThat(seconds).as("one budget spent, not one per fixture or per queued request").isLessThan(30);
+        String errors = reply.body().get("errors").toString();
+        assertThat(errors).contains("Evaluation stopped: function fib ran longer than 2000 ms");
+        // Validation stops at the first evaluation that runs out of budget: one budget spent, not one
+        // per fixture, scenario or queued request (each would have added its own message).
+        assertThat(errors.split("Evaluation stopped", -1)).as("one budget spent: " + errors).hasSize(2);
         assertThat(api.get("/api/v1/policies", ADMIN).status()).isEqualTo(200);
     }
 

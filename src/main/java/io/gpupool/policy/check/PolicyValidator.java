@@ -69,7 +69,13 @@ public final class PolicyValidator {
             r.failures().stream().filter(f -> !r.evaluationErrors().contains(f)).forEach(f ->
                     messages.add(PolicyMessage.error(Stage.TEST, r.file(), 0, 0, r.name() + ": " + f)));
         }
-        smokeOnShippedFixtures(compilation.policy().get(), messages);
+        if (tests.results().stream().allMatch(r -> r.evaluationErrors().isEmpty())) {
+            smokeOnShippedFixtures(compilation.policy().get(), messages);
+        } else {
+            // Already refused; the shipped fixtures would only spend the same budget once more.
+            messages.add(new PolicyMessage(Stage.EVALUATION, Severity.INFO, null, 0, 0,
+                    "Shipped fixtures not run: the rule set's own tests stopped its evaluation"));
+        }
         if (!tests.coverage().neverFired().isEmpty()) {
             messages.add(new PolicyMessage(Stage.TEST, Severity.WARNING, null, 0, 0,
                     "Rules no policy test fires: " + tests.coverage().neverFired()));

@@ -102,7 +102,15 @@ public final class ScenarioRunner {
         List<RequestFact> requests = ScenarioFixture.requests(spec);
         List<Evaluation> evaluations = new ArrayList<>();
         if (spec.isAdmission()) {
-            requests.forEach(r -> evaluations.add(engine.admit(policy, facts, r)));
+            for (RequestFact request : requests) {
+                Evaluation evaluation = engine.admit(policy, facts, request);
+                evaluations.add(evaluation);
+                if (!evaluation.errors().isEmpty()) {
+                    // A rule set whose evaluation failed is refused anyway; evaluating the next requests
+                    // would spend a runaway rule's whole budget again for each of them.
+                    break;
+                }
+            }
         } else {
             evaluations.add(engine.sweep(policy, facts, requests));
         }

@@ -5,7 +5,9 @@ import io.gpupool.domain.request.GpuRequest;
 
 /**
  * What a submission (or a retry) ended in: the request as stored, its lease when placed, and its
- * queue position when queued. How a kind of outcome is answered (an HTTP status) is the API's business.
+ * queue position when a new request is queued (0 otherwise: a scheduling pass re-queues thousands of
+ * requests and nobody reads their positions, which cost a walk of the queue each). How a kind of
+ * outcome is answered (an HTTP status) is the API's business.
  */
 public record Outcome(GpuRequest request, Lease lease, Kind kind, int queuePosition) {
     public enum Kind {

@@ -203,7 +203,7 @@ public final class RequestDecider {
             log(changes, DecisionAction.QUEUE, queued, null, why.ruleName() == null ? List.of() : List.of(why.ruleName()),
                     version, why.reasonCode(), why.message(), now);
         }
-        int position = QueueOrder.position(before, queued);
+        int position = isNew ? QueueOrder.position(before, queued) : 0;
         return new Outcome(changed || searched ? queued : request, null, Outcome.Kind.QUEUED, position);
     }
 

@@ -1,0 +1,344 @@
+package io.gpupool.console;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.gpupool.testing.Api;
+import io.gpupool.testing.Api.Reply;
+import io.gpupool.testing.ConsoleBrowser;
+import io.gpupool.testing.FleetLoaded;
+import io.gpupool.testing.PolicyFiles;
+import io.micronaut.http.client.HttpClient;
+import io.micronaut.http.client.annotation.Client;
+import io.micronaut.runtime.server.EmbeddedServer;
+import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.Keys;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.support.ui.Select;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipOutputStream;
+
+import static io.gpupool.testing.Api.ADMIN;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The console in a real browser (headless Chromium), against the service with the example fleet:
+ * signing in as an admin and as a tenant, every view, the queue's explain timeline, a lease
+ * released, a rule file edited, dry-run, activated and rolled back. What a tenant may see is the
+ * API's to decide; these tests check the console shows no more. Skipped without Chromium.
+ */
+@MicronautTest(transactional = false)
+@ExtendWith(ConsoleBrowser.Available.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ConsoleBrowserTest {
+    static final String LABEL_RULE = """
+
+            rule "GPU with RDMA in an NVLink domain is labelled multi-node"
+            when
+                $d : DeviceFact( nvlink, rdma )
+            then
+                decisions.label($d, "multi-node", "MULTI_NODE", "NVLink inside the node, RDMA between nodes");
+            end
+            """;
+
+    @Inject
+    @Client("/")
+    HttpClient client;
+    @Inject
+    EmbeddedServer server;
+    Api api;
+    ConsoleBrowser browser;
+
+    @BeforeAll
+    void startBrowser() {
+        browser = new ConsoleBrowser(server.getURL().toString(), 1280, 900);
+    }
+
+    @AfterAll
+    void closeBrowser() {
+        if (browser != null) {
+            browser.close();
+        }
+    }
+
+    @BeforeEach
+    void setUp() {
+        api = new Api(client);
+        FleetLoaded.ensure(api);
+        browser.driver().manage().window().setSize(new Dimension(1280, 900));
+    }
+
+    private String token(String name, String tenant) {
+        Reply reply = api.post("/api/v1/tokens", Map.of("name", name, "role", "tenant", "tenantId", tenant), ADMIN);
+        assertThat(reply.status()).as(reply.body().toString()).isEqualTo(201);
+        return reply.body().get("secret").asText();
+    }
+
+    private JsonNode place(String tenant, String kind, int gpus, String model) {
+        Reply reply = api.post("/api/v1/requests", model == null ? Map.of("tenant", tenant, "kind", kind, "gpus", gpus)
+                : Map.of("tenant", tenant, "kind", kind, "gpus", gpus, "models", List.of(model)), ADMIN);
+        assertThat(reply.status()).as(reply.body().toString()).isIn(201, 202);
+        return reply.body();
+    }
+
+    @Test
+    void anAdminSignsInWithTheKeyboardAndWalksEveryViewOfTheExampleFleet() {
+        String lease = place("research", "training", 8, "H100-SXM-80G").at("/lease/id").asText();
+
+        long start = System.nanoTime();
+        browser.driver().get(server.getURL() + "/");
+        browser.script("sessionStorage.clear()");
+        browser.driver().navigate().refresh();
+        browser.waitFor(By.id("token")).sendKeys(ADMIN, Keys.ENTER);
+        browser.until(d -> d.findElements(By.cssSelector("#usage-table tbody tr")).size() > 1 ? true : null);
+        browser.settle();
+        long firstViewMillis = (System.nanoTime() - start) / 1_000_000;
+        System.out.println("Console first view (sign-in to fleet chart drawn) on the example fleet: " + firstViewMillis + " ms");
+
+        assertThat(browser.text(By.id("identity"))).contains("admin");
+        // one bar per pool and card model in each series, as the API's devices group
+        Set<String> groups = new HashSet<>();
+        api.get("/api/v1/devices?size=1000", ADMIN).body().get("items")
+                .forEach(d -> groups.add(d.path("poolId").asText() + " · " + d.path("model").asText()));
+        List<Long> points = browser.script("""
+                const c = Chart.getChart(document.querySelector('canvas[data-chart]'));
+                return c.data.datasets.map((d, i) => c.getDatasetMeta(i).data.length);""");
+        assertThat(points).containsExactly((long) groups.size(), (long) groups.size(), (long) groups.size());
+        Number allocated = browser.script("""
+                const c = Chart.getChart(document.querySelector('canvas[data-chart]'));
+                return c.data.datasets[1].data.reduce((a, b) => a + b, 0);""");
+        assertThat(allocated.doubleValue()).isGreaterThanOrEqualTo(8);
+        assertThat(browser.mainText()).contains("Frankfurt DC1", "Nodes (62)", "GPUs (324)");
+        browser.screenshot("fleet");
+
+        browser.open("fleet?node=fra-h100-01");
+        assertThat(browser.text(By.id("devices-h"))).isEqualTo("GPUs (8)");
+
+        browser.open("pools");
+        assertThat(browser.all(By.cssSelector("#quota-table tbody tr"))).hasSizeGreaterThan(5);
+        assertThat(browser.mainText()).contains("Critical reserved", "research");
+        browser.screenshot("pools");
+
+        browser.open("leases");
+        assertThat(browser.mainText()).contains(lease);
+        browser.screenshot("leases");
+
+        browser.open("decisions?lease=" + lease);
+        assertThat(browser.text(By.id("decision-table"))).contains("ADMIT", "research");
+        browser.screenshot("decisions");
+        browser.open("decisions?tenant=research&action=ADMIT&rule=TRAINING+POOL&since=2020-01-01T00:00:00Z");
+        assertThat(browser.text(By.id("decision-table"))).contains(lease).doesNotContain("QUEUE");
+
+        browser.open("policy");
+        assertThat(browser.text(By.id("history-verify"))).startsWith("Hash chain intact");
+        assertThat(browser.text(By.id("version-table"))).contains("v1", "active");
+    }
+
+    @Test
+    void aTenantSeesOnlyItsOwnLeasesRequestsAndDecisionsInEveryView() {
+        String nlpLease = place("nlp", "training", 1, "H100-SXM-80G").at("/lease/id").asText();
+        JsonNode ads = place("ads", "inference", 1, null);
+        String adsRequest = ads.at("/request/id").asText();
+        String adsLease = ads.at("/lease/id").asText();
+
+        browser.signIn(token("nlp-console", "nlp"));
+        assertThat(browser.text(By.id("identity"))).contains("tenant nlp");
+        assertThat(browser.all(By.id("nav-policy"))).as("no policy view for a tenant").isEmpty();
+
+        browser.open("leases?state=");
+        assertThat(browser.mainText()).contains(nlpLease).doesNotContain(adsLease, "ads");
+        browser.open("leases?state=&tenant=ads");
+        assertThat(browser.text(By.cssSelector("main .problem"))).contains("403").doesNotContain(adsLease);
+        browser.open("decisions");
+        assertThat(browser.mainText()).contains(nlpLease).doesNotContain(adsLease, adsRequest);
+        browser.open("queue");
+        assertThat(browser.mainText()).doesNotContain(adsRequest);
+        browser.open("queue?request=" + adsRequest);
+        assertThat(browser.text(By.cssSelector("#explain .problem"))).contains("403", "not yours").doesNotContain("ads");
+        browser.open("pools");
+        assertThat(browser.text(By.id("quota-table"))).contains("nlp").doesNotContain("ads");
+        browser.open("policy");
+        assertThat(browser.text(By.cssSelector("main .problem"))).contains("403");
+    }
+
+    @Test
+    void theQueueShowsWhyARequestWaitsAndItsExplainTimelineNamesRulesAndPolicyVersion() {
+        String queued = null;
+        for (int i = 0; i < 8 && queued == null; i++) {
+            JsonNode answer = place("assistant", "training", 8, "H100-SXM-80G");
+            if (answer.at("/request/state").asText().equals("QUEUED")) {
+                queued = answer.at("/request/id").asText();
+            }
+        }
+        assertThat(queued).as("assistant's quota queues a request").isNotNull();
+
+        browser.signIn(ADMIN);
+        browser.open("queue");
+        WebElement row = browser.waitFor(By.xpath("//table[contains(@class,'queue-table')]//tr[.//a[text()='" + queued + "']]"));
+        assertThat(row.getText()).contains("assistant", "QUOTA");
+        row.findElement(By.cssSelector("a.explain-link")).click();
+        browser.settle();
+        String timeline = browser.text(By.id("explain-timeline"));
+        assertThat(timeline).contains("QUEUE", "policy v1", "Rules:");
+        assertThat(browser.text(By.id("explain-summary"))).contains(queued, "QUEUED", "v1");
+        browser.screenshot("queue-explain");
+    }
+
+    @Test
+    void aTenantRenewsThenReleasesItsLeaseFromTheLeasesView() {
+        String lease = place("rl", "dev", 1, null).at("/lease/id").asText();
+
+        browser.signIn(token("rl-console", "rl"));
+        browser.open("leases");
+        WebElement ttl = browser.waitFor(By.cssSelector("input[aria-label='TTL seconds for lease " + lease + "']"));
+        ttl.clear();
+        ttl.sendKeys("7200");
+        browser.driver().findElement(By.cssSelector("button[data-lease='" + lease + "'][data-act='renew']")).click();
+        assertThat(browser.text(By.cssSelector("#lease-status .notice"))).contains(lease, "renewed for 7200 s", "ACTIVE");
+        assertThat(api.get("/api/v1/leases/" + lease, ADMIN).body().get("expiresAt").isNull()).isFalse();
+
+        browser.settle();
+        browser.waitFor(By.cssSelector("button[data-lease='" + lease + "'][data-act='release']")).click();
+        browser.until(d -> d.findElement(By.id("lease-status")).getText().contains("released") ? true : null);
+
+        assertThat(browser.text(By.cssSelector("#lease-status .notice"))).contains(lease, "RELEASED");
+        assertThat(api.get("/api/v1/leases/" + lease, ADMIN).body().get("state").asText()).isEqualTo("RELEASED");
+        browser.settle();
+        assertThat(browser.text(By.id("lease-table"))).doesNotContain(lease); // the ACTIVE list no longer holds it
+    }
+
+    @Test
+    void anAdminEditsARuleFileDryRunsItSeesTheDeviceDiffThenActivatesAndRollsBack() {
+        int active = api.get("/api/v1/policies", ADMIN).body().get("active").asInt();
+        browser.signIn(ADMIN);
+        browser.open("policy");
+        new Select(browser.waitFor(By.id("edit-path"))).selectByValue("tiering/profile-labels.drl");
+        browser.until(d -> d.findElement(By.id("edit-text")).getAttribute("value").contains("rule \"GPU with RDMA") ? true : null);
+        WebElement text = browser.driver().findElement(By.id("edit-text"));
+        text.sendKeys(Keys.chord(Keys.CONTROL, Keys.END));
+        text.sendKeys(LABEL_RULE);
+        browser.driver().findElement(By.id("edit-message")).sendKeys("Label multi-node training cards");
+        browser.driver().findElement(By.cssSelector("#edit-form button[type=submit]")).click();
+
+        String uploaded = browser.text(By.cssSelector("#upload-result .notice"));
+        int candidate = latestVersion();
+        assertThat(uploaded).contains("Uploaded as v" + candidate);
+        assertThat(browser.text(By.id("policy-tests"))).contains("passed").doesNotContain("failed");
+
+        browser.waitFor(By.id("dry-run-uploaded")).click();
+        String verdict = browser.text(By.id("dry-run-verdict"));
+        assertThat(verdict).contains("Active v" + active + ", candidate v" + candidate + ": safe to activate");
+        String devices = browser.text(By.id("dry-run-devices"));
+        assertThat(devices).contains("LABELS", "[multi-node, nvlink, rdma");
+        browser.screenshot("policy-dry-run");
+
+        browser.driver().findElement(By.id("change-message")).sendKeys("Try the multi-node label");
+        browser.waitFor(By.cssSelector("button.activate[data-version='" + candidate + "']")).click();
+        browser.until(d -> d.findElement(By.id("change-status")).getText().contains("v" + candidate + " is active") ? true : null);
+        browser.driver().findElement(By.id("change-message")).sendKeys("Back to the shipped set");
+        browser.waitFor(By.cssSelector("button.rollback[data-version='" + active + "']")).click();
+        browser.until(d -> d.findElement(By.id("change-status")).getText()
+                .contains("v" + active + " is active (was v" + candidate + ")") ? true : null);
+        assertThat(api.get("/api/v1/policies", ADMIN).body().get("active").asInt()).isEqualTo(active);
+
+        browser.until(d -> d.findElement(By.id("history-table")).getText().contains("ROLLED_BACK") ? true : null);
+        assertThat(browser.text(By.id("history-verify"))).startsWith("Hash chain intact");
+        new Select(browser.driver().findElement(By.id("diff-from"))).selectByValue(String.valueOf(active));
+        new Select(browser.driver().findElement(By.id("diff-to"))).selectByValue(String.valueOf(candidate));
+        browser.driver().findElement(By.cssSelector("#policy-diff button[type=submit]")).click();
+        assertThat(browser.text(By.cssSelector("#diff-out .diff"))).contains("tiering/profile-labels.drl",
+                "+ rule \"GPU with RDMA in an NVLink domain is labelled multi-node\"");
+    }
+
+    @Test
+    void anAdminUploadsARuleSetAsAZipAndABrokenOneShowsItsCompileErrorWithFileAndLine() throws Exception {
+        Map<String, String> files = PolicyFiles.defaults();
+        files.put(PolicyFiles.RECLAMATION, files.get(PolicyFiles.RECLAMATION).replace("heartbeatAgeSeconds > 300", "heartbeatAgeSeconds > 240"));
+        Path good = zip(files);
+        files.put("tiering/broken.drl", "package io.gpupool.rules.tiering;\n\nrule \"Half a rule\"\nwhen\n    DeviceFact( \nthen\nend\n");
+        Path broken = zip(files);
+
+        browser.signIn(ADMIN);
+        browser.open("policy");
+        browser.waitFor(By.id("zip-file")).sendKeys(good.toString());
+        browser.driver().findElement(By.id("zip-message")).sendKeys("Silent leases reclaimed after four minutes");
+        browser.driver().findElement(By.cssSelector("#zip-form button[type=submit]")).click();
+        assertThat(browser.text(By.cssSelector("#upload-result .notice"))).contains("Uploaded as v" + latestVersion());
+
+        browser.driver().findElement(By.id("zip-file")).sendKeys(broken.toString());
+        browser.driver().findElement(By.id("zip-message")).clear();
+        browser.driver().findElement(By.id("zip-message")).sendKeys("A broken file");
+        browser.driver().findElement(By.cssSelector("#zip-form button[type=submit]")).click();
+        String problem = browser.text(By.cssSelector("#upload-result .problem"));
+        assertThat(problem).contains("422", "tiering/broken.drl:");
+    }
+
+    private int latestVersion() {
+        JsonNode versions = api.get("/api/v1/policies", ADMIN).body().get("versions");
+        return versions.get(versions.size() - 1).get("version").asInt();
+    }
+
+    private static Path zip(Map<String, String> files) throws IOException {
+        Path zip = Files.createTempFile("gpupool-policy-", ".zip");
+        zip.toFile().deleteOnExit();
+        try (ZipOutputStream out = new ZipOutputStream(Files.newOutputStream(zip))) {
+            for (Map.Entry<String, String> f : files.entrySet()) {
+                out.putNextEntry(new ZipEntry("my-policy/" + f.getKey()));
+                out.write(f.getValue().getBytes(StandardCharsets.UTF_8));
+                out.closeEntry();
+            }
+        }
+        return zip;
+    }
+
+    @Test
+    void aViewerReadsThePolicyAndLeasesButIsGivenNoControlThatWouldChangeThem() {
+        Reply viewer = api.post("/api/v1/tokens", Map.of("name", "finance-console", "role", "viewer"), ADMIN);
+        place("search", "inference", 1, null);
+
+        browser.signIn(viewer.body().get("secret").asText());
+        browser.open("policy");
+        assertThat(browser.text(By.id("history-verify"))).startsWith("Hash chain intact");
+        assertThat(browser.all(By.cssSelector("#edit-form, #dry-run-candidate, button.activate, button.rollback"))).isEmpty();
+        browser.open("leases");
+        assertThat(browser.text(By.id("lease-table"))).contains("search");
+        assertThat(browser.all(By.cssSelector("button[data-act]"))).isEmpty();
+    }
+
+    @Test
+    void aRejectedTokenShowsTheServicesProblemMessageOnTheSignInForm() {
+        browser.driver().get(server.getURL() + "/console/");
+        browser.script("sessionStorage.clear()");
+        browser.driver().navigate().refresh();
+        browser.waitFor(By.id("token")).sendKeys("not-a-token-of-ours", Keys.ENTER);
+
+        assertThat(browser.text(By.cssSelector("#signin .problem"))).contains("401", "Unknown or revoked token");
+    }
+
+    @Test
+    void onANarrowWindowTheFleetViewScrollsItsTablesNotThePage() {
+        browser.signIn(ADMIN);
+        browser.driver().manage().window().setSize(new Dimension(420, 900));
+        browser.open("fleet");
+        browser.waitFor(By.id("usage-table"));
+        Long overflow = browser.script("return document.documentElement.scrollWidth - document.documentElement.clientWidth;");
+        assertThat(overflow).isLessThanOrEqualTo(0L);
+        browser.screenshot("fleet-narrow");
+    }
+}
