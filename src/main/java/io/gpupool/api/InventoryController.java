@@ -49,13 +49,13 @@ public class InventoryController {
     }
 
     @Get("/sites")
-    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT, Role.ORG_ADMIN})
     public List<Site> sites() {
         return workingSet.current().sites().values().stream().sorted(Comparator.comparing(Site::id)).toList();
     }
 
     @Get("/clusters")
-    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT, Role.ORG_ADMIN})
     public List<Cluster> clusters(@Nullable @QueryValue String site) {
         return workingSet.current().clusters().values().stream()
                 .filter(c -> site == null || site.equals(c.siteId()))
@@ -63,7 +63,7 @@ public class InventoryController {
     }
 
     @Get("/nodes")
-    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT, Role.ORG_ADMIN})
     public Page<NodeView> nodes(@Nullable @QueryValue String cluster, @Nullable @QueryValue String site,
                                 @Nullable @QueryValue String label, @Nullable @QueryValue PoolTier tier,
                                 @QueryValue(defaultValue = "0") int page, @QueryValue(defaultValue = "100") int size) {
@@ -81,7 +81,7 @@ public class InventoryController {
     }
 
     @Get("/nodes/{id}")
-    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT, Role.ORG_ADMIN})
     public NodeView node(@PathVariable String id) {
         PoolSnapshot snapshot = workingSet.current();
         return NodeView.of(snapshot, snapshot.node(id).orElseThrow(() -> ProblemException.notFound("node", id)),
@@ -89,7 +89,7 @@ public class InventoryController {
     }
 
     @Get("/devices")
-    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT, Role.ORG_ADMIN})
     public Page<DeviceView> devices(@Nullable @QueryValue String model, @Nullable @QueryValue String node,
                                     @Nullable @QueryValue String cluster, @Nullable @QueryValue String site,
                                     @Nullable @QueryValue String pool, @Nullable @QueryValue DeviceHealth health,
@@ -106,13 +106,13 @@ public class InventoryController {
 
     /** The card-model catalog devices are resolved with: the shipped families plus the admins' file. */
     @Get("/catalog")
-    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT, Role.ORG_ADMIN})
     public List<CardCatalog.Family> catalog() {
         return CardCatalog.active().families();
     }
 
     @Get("/devices/{id}")
-    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT, Role.ORG_ADMIN})
     public DeviceView device(@PathVariable String id) {
         PoolSnapshot snapshot = workingSet.current();
         return view(snapshot, snapshot.device(id).orElseThrow(() -> ProblemException.notFound("device", id)));

@@ -32,13 +32,13 @@ public class LeaseController {
     }
 
     @Get
-    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT, Role.ORG_ADMIN})
     public List<Lease> list(@Nullable @QueryValue String tenant, @Nullable @QueryValue LeaseState state, @Parameter(hidden = true) Caller caller) {
         return leases.list(tenant, state, caller);
     }
 
     @Get("/{id}")
-    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT, Role.ORG_ADMIN})
     public Lease get(@PathVariable String id, @Parameter(hidden = true) Caller caller) {
         return leases.get(id, caller);
     }

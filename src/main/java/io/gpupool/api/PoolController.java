@@ -29,13 +29,13 @@ public class PoolController {
     }
 
     @Get
-    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT, Role.ORG_ADMIN})
     public List<Pool> list() {
         return pools.list();
     }
 
     @Get("/{id}")
-    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT, Role.ORG_ADMIN})
     public Pool get(@PathVariable String id) {
         return pools.get(id);
     }

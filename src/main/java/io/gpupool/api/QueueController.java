@@ -52,7 +52,7 @@ public class QueueController {
     }
 
     @Get("/queues")
-    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT, Role.ORG_ADMIN})
     public Map<String, List<QueueEntry>> queues(@Parameter(hidden = true) Caller caller) {
         PoolSnapshot snapshot = workingSet.current();
         Map<String, List<QueueEntry>> byPool = new LinkedHashMap<>();
@@ -78,7 +78,7 @@ public class QueueController {
      * page the same way: the cursor moves over what they leave out.
      */
     @Get("/decisions")
-    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT, Role.ORG_ADMIN})
     public HttpResponse<List<LoggedDecision>> decisions(@Nullable @QueryValue String request, @Nullable @QueryValue String lease,
                                                         @Nullable @QueryValue String since, @Nullable @QueryValue Long after,
                                                         @Nullable @QueryValue Integer limit, @Nullable @QueryValue String tenant,

@@ -23,7 +23,8 @@ import java.util.List;
 
 /**
  * Quotas: tenant × pool × card model. PUT creates (201) or replaces (200) by that key; one that
- * would over-commit its pool is refused (422) unless it says {@code "overcommit": true}.
+ * would over-commit its pool is refused (422) unless it says {@code "overcommit": true}. An org-admin
+ * sets its teams' quotas within what their parents hold (422 with the arithmetic otherwise).
  */
 @Controller("/api/v1/quotas")
 public class QuotaController {
@@ -34,13 +35,13 @@ public class QuotaController {
     }
 
     @Get
-    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT, Role.ORG_ADMIN})
     public List<QuotaView> list(@Nullable @QueryValue String tenant, @Nullable @QueryValue String pool, @Parameter(hidden = true) Caller caller) {
         return quotas.views(tenant, pool, caller);
     }
 
     @Put
-    @Allow(Role.ADMIN)
+    @Allow({Role.ADMIN, Role.ORG_ADMIN})
     public HttpResponse<List<QuotaView>> put(@Nullable @Body QuotaSpec spec, @Parameter(hidden = true) Caller caller) {
         boolean created = quotas.put(spec, caller);
         List<QuotaView> now = quotas.views(spec.tenant(), spec.pool(), caller);

@@ -31,7 +31,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * GPU requests: 201 placed (with its lease), 202 queued (with why), 422 rejected by policy (with the
+ * GPU requests: 201 placed (with its lease), 202 queued or awaiting approval (with why and, for an
+ * approval, who may give it), 422 rejected by policy (with the
  * rule) or because no pool it may use could ever host it (with the constraint).
  */
 @Controller("/api/v1/requests")
@@ -83,7 +84,7 @@ public class RequestController {
     }
 
     @Get("/{id}")
-    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT, Role.ORG_ADMIN})
     public RequestAnswer get(@PathVariable String id, @Parameter(hidden = true) Caller caller) {
         GpuRequest request = allocation.get(id, caller);
         return new RequestAnswer(request, lease(request, caller), allocation.positionOf(request));
@@ -97,7 +98,7 @@ public class RequestController {
     }
 
     @Get("/{id}/explain")
-    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT, Role.ORG_ADMIN})
     public Explanation explain(@PathVariable String id, @Parameter(hidden = true) Caller caller) {
         GpuRequest request = allocation.get(id, caller);
         List<LoggedDecision> all = new ArrayList<>(decisions.forRequest(id));
@@ -117,7 +118,7 @@ public class RequestController {
     private static HttpStatus statusOf(Outcome.Kind kind) {
         return switch (kind) {
             case PLACED -> HttpStatus.CREATED;
-            case QUEUED -> HttpStatus.ACCEPTED;
+            case QUEUED, AWAITING_APPROVAL -> HttpStatus.ACCEPTED;
             case REJECTED, REFUSED -> HttpStatus.UNPROCESSABLE_ENTITY;
             case ENDED -> HttpStatus.OK;
         };

@@ -29,13 +29,13 @@ public class TenantController {
     }
 
     @Get
-    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT, Role.ORG_ADMIN})
     public List<Tenant> list(@Parameter(hidden = true) Caller caller) {
         return tenants.visibleTo(caller);
     }
 
     @Get("/{id}")
-    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT, Role.ORG_ADMIN})
     public Tenant get(@PathVariable String id, @Parameter(hidden = true) Caller caller) {
         return tenants.get(id, caller);
     }

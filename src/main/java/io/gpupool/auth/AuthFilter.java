@@ -18,7 +18,7 @@ import java.util.Optional;
 
 /**
  * Authenticates every /api request by bearer token and checks the role its endpoint declares with
- * {@link Allow}. Missing or unknown token → 401; role not admitted or no declaration → 403.
+ * {@link Allow}. Missing, unknown or expired token → 401 (an expired one says so); role not admitted or no declaration → 403.
  * Tenant scoping of individual objects is checked where the object is known (controllers, via {@link Caller}).
  */
 @ServerFilter("/api/**")
@@ -40,11 +40,12 @@ public class AuthFilter {
             return problem(HttpStatus.UNAUTHORIZED, "Missing bearer token: send 'Authorization: Bearer <token>'", request)
                     .header(HttpHeaders.WWW_AUTHENTICATE, "Bearer");
         }
-        Optional<Caller> caller = tokens.authenticate(header.substring(BEARER.length()).trim());
-        if (caller.isEmpty()) {
-            return problem(HttpStatus.UNAUTHORIZED, "Unknown or revoked token", request)
+        Authentication checked = tokens.check(header.substring(BEARER.length()).trim());
+        if (!checked.isValid()) {
+            return problem(HttpStatus.UNAUTHORIZED, checked.refusal(), request)
                     .header(HttpHeaders.WWW_AUTHENTICATE, "Bearer error=\"invalid_token\"");
         }
+        Optional<Caller> caller = Optional.of(checked.caller());
         Optional<RouteMatch<?>> route = RouteAttributes.getRouteMatch(request);
         if (route.isEmpty()) {
             return null; // no such endpoint: let the router answer 404/405

@@ -5,8 +5,8 @@ import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.domain.tenancy.Tenant;
 
 /**
- * The authenticated identity behind a request. A tenant caller is bound to one tenant and reaches
- * that tenant and its descendants (an org token covers its teams), nothing else.
+ * The authenticated identity behind a request. A tenant or org-admin caller is bound to one tenant
+ * and reaches that tenant and its descendants (an org token covers its teams), nothing else.
  */
 public record Caller(String tokenId, String name, Role role, String tenantId, java.util.Set<String> nodes) {
     public Caller {
@@ -38,12 +38,16 @@ public record Caller(String tokenId, String name, Role role, String tenantId, ja
         return role == Role.ADMIN;
     }
 
+    public boolean isOrgAdmin() {
+        return role == Role.ORG_ADMIN;
+    }
+
     /** Whether this caller may see or act on things owned by {@code ownerTenantId}. */
     public boolean reaches(String ownerTenantId, PoolSnapshot snapshot) {
         if (role == Role.AGENT) {
             return false; // an agent reports for its nodes and acts on no tenant's behalf
         }
-        if (role != Role.TENANT) {
+        if (role != Role.TENANT && role != Role.ORG_ADMIN) {
             return true;
         }
         for (Tenant t : snapshot.lineage(ownerTenantId)) {

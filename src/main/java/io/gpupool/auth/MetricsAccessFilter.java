@@ -41,9 +41,10 @@ public class MetricsAccessFilter {
                     + "with an admin or viewer token, or scrape from an address in gpupool.metrics.allow-from", request)
                     .header(HttpHeaders.WWW_AUTHENTICATE, "Bearer");
         }
-        Optional<Caller> caller = tokens.authenticate(header.substring(BEARER.length()).trim());
+        Authentication checked = tokens.check(header.substring(BEARER.length()).trim());
+        Optional<Caller> caller = Optional.ofNullable(checked.caller());
         if (caller.isEmpty()) {
-            return problem(HttpStatus.UNAUTHORIZED, "Unknown or revoked token", request)
+            return problem(HttpStatus.UNAUTHORIZED, checked.refusal(), request)
                     .header(HttpHeaders.WWW_AUTHENTICATE, "Bearer error=\"invalid_token\"");
         }
         if (caller.get().role() != Role.ADMIN && caller.get().role() != Role.VIEWER) {

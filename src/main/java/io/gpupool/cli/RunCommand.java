@@ -110,7 +110,10 @@ final class RunCommand extends RestCommand {
         return me.path("tenantId").asText();
     }
 
-    /** Polls a queued request until it is placed; prints its position and why it waits whenever they change. */
+    /**
+     * Polls a queued request (or one awaiting approval) until it is placed; prints its position and
+     * why it waits whenever they change; a denied or lapsed approval ends it like a rejection.
+     */
     private JsonNode waitForLease(RestClient api, JsonNode answer, Duration pollEvery) throws InterruptedException {
         String shown = null;
         while (true) {
@@ -118,12 +121,13 @@ final class RunCommand extends RestCommand {
             if ("PLACED".equals(state) && answer.path("lease").isObject()) {
                 return answer.path("lease");
             }
-            if (!"QUEUED".equals(state) && !"PLACED".equals(state)) {
+            boolean awaitingApproval = "AWAITING_APPROVAL".equals(state);
+            if (!"QUEUED".equals(state) && !"PLACED".equals(state) && !awaitingApproval) {
                 throw new CliFailure(CliFailure.REFUSED, "request " + requestId + " ended " + state + ": "
                         + WorkCommands.whyPending(answer.path("request")));
             }
-            String line = "queued at position " + answer.path("queuePosition").asInt() + ": "
-                    + WorkCommands.whyPending(answer.path("request"));
+            String line = (awaitingApproval ? "awaiting approval" : "queued at position " + answer.path("queuePosition").asInt())
+                    + ": " + WorkCommands.whyPending(answer.path("request"));
             if (!line.equals(shown)) {
                 say(line);
                 shown = line;

@@ -201,7 +201,7 @@ public class PolicyDryRunService {
         for (int i = 0; i < specs.size(); i++) {
             RequestSpec s = specs.get(i);
             out.add(new RequestSpec(whatIf.get(i).id(), s.tenant(), s.kind(), s.gpus(), s.milli(), s.mig(), s.models(),
-                    s.minMemoryGib(), s.gang(), s.priorityClass(), s.preemptible(), s.ttl()));
+                    s.minMemoryGib(), s.gang(), s.priorityClass(), s.preemptible(), s.ttl(), s.pool(), s.approved()));
         }
         return out;
     }

@@ -50,6 +50,9 @@ public class QuotaService {
             FieldChecks check = new FieldChecks();
             Quota quota = Quotas.resolve(List.of(spec), before.tenants().keySet(), before.pools().keySet(), check).get(0);
             check.throwIfAny("The quota was not saved");
+            if (caller.isOrgAdmin()) {
+                requireDivisionByOrgAdmin(before, quota, spec, caller);
+            }
             Quota old = before.quotas().get(quota.key());
             Map<String, Quota> after = new HashMap<>(before.quotas());
             after.put(quota.key(), quota);
@@ -62,6 +65,28 @@ public class QuotaService {
             changes.recordApiChange("api:put-quota", "quotas", spec, old == null, caller.principal(), clock.instant());
             return old == null;
         });
+    }
+
+    /**
+     * An org-admin sets the quotas of the teams below its tenant only, dividing what their parents
+     * hold ({@link GuaranteeDivision}), and never over-commits a pool.
+     */
+    private static void requireDivisionByOrgAdmin(PoolSnapshot before, Quota quota, QuotaSpec spec, Caller caller) {
+        caller.requireReach(quota.tenantId(), before);
+        if (quota.tenantId().equals(caller.tenantId())) {
+            throw ProblemException.forbidden("Org-admin token '" + caller.name() + "' divides the quotas of "
+                    + caller.tenantId() + " among its teams; " + caller.tenantId() + "'s own quota is set by platform admins");
+        }
+        if (spec.overcommits()) {
+            throw ProblemException.forbidden("overcommit: only platform admins may over-commit a pool");
+        }
+        Map<String, String> parents = new HashMap<>();
+        before.tenants().values().forEach(t -> parents.put(t.id(), t.parentId()));
+        List<String> refusals = GuaranteeDivision.refusals(quota, parents.get(quota.tenantId()),
+                before.quotas().values(), parents);
+        if (!refusals.isEmpty()) {
+            throw ProblemException.unprocessable("The quota was not saved: " + refusals.get(0), refusals);
+        }
     }
 
     /**

@@ -45,13 +45,17 @@ public class AllocationService {
     AllocationService(WorkingSet workingSet, PolicyEngine engine, ActivePolicy active, Clock clock,
                       @Value("${gpupool.preemption.grace:30s}") Duration grace,
                       @Value("${gpupool.preemption.candidate-nodes:32}") int candidateNodes,
-                      @Value("${gpupool.preemption.widen-every:30s}") Duration widenEvery) {
+                      @Value("${gpupool.preemption.widen-every:30s}") Duration widenEvery,
+                      @Value("${gpupool.approvals.expire-after:72h}") Duration approvalLapse) {
+        if (approvalLapse.isNegative() || approvalLapse.isZero()) {
+            throw new IllegalArgumentException("gpupool.approvals.expire-after must be positive, was " + approvalLapse);
+        }
         if (candidateNodes < 0) {
             throw new IllegalArgumentException("gpupool.preemption.candidate-nodes must be 0 (every node) or more, was "
                     + candidateNodes);
         }
         this.workingSet = workingSet;
-        this.pipeline = new PolicyPipeline(engine, active, grace, candidateNodes, widenEvery);
+        this.pipeline = new PolicyPipeline(engine, active, grace, candidateNodes, widenEvery, approvalLapse);
         this.clock = clock;
     }
 
@@ -202,6 +206,7 @@ public class AllocationService {
             case REJECTED -> Outcome.Kind.REJECTED;
             case CANCELLED, ENDED -> Outcome.Kind.ENDED;
             case QUEUED -> Outcome.Kind.QUEUED;
+            case AWAITING_APPROVAL -> Outcome.Kind.AWAITING_APPROVAL;
         };
         return new Outcome(earlier, lease.orElse(null), kind,
                 earlier.state() == RequestState.QUEUED ? QueueOrder.position(snapshot, earlier) : 0);

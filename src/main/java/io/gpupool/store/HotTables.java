@@ -48,7 +48,8 @@ final class HotTables {
             column("why_pending", TEXT, GpuRequestRow::whyPending),
             column("created_at", TIME, GpuRequestRow::createdAt),
             column("updated_at", TIME, GpuRequestRow::updatedAt),
-            column("required_labels", TEXT, GpuRequestRow::requiredLabels)));
+            column("required_labels", TEXT, GpuRequestRow::requiredLabels),
+            column("approval", TEXT, GpuRequestRow::approval)));
 
     static final Table<LeaseRow> LEASE = new Table<>("lease", "id", List.of(
             column("id", TEXT, LeaseRow::id),

@@ -182,6 +182,12 @@ public class PoolStore {
         return requests.findById(id).map(GpuRequestRow::toRequest);
     }
 
+    /** The requests in {@code state}, oldest first (requests outside the queue are not in the snapshot). */
+    public List<GpuRequest> findRequests(io.gpupool.domain.request.RequestState state) {
+        return requests.findByState(state.name()).stream().map(GpuRequestRow::toRequest)
+                .sorted(java.util.Comparator.comparing(GpuRequest::createdAt).thenComparing(GpuRequest::id)).toList();
+    }
+
     public Optional<GpuRequest> findRequest(String tenantId, String idempotencyKey) {
         return requests.findByTenantIdAndIdempotencyKey(tenantId, idempotencyKey).map(GpuRequestRow::toRequest);
     }

@@ -18,5 +18,10 @@ public enum BlockedBy {
      */
     NEVER_FITS,
     /** The active policy failed while deciding it; it waits for the next attempt. */
-    POLICY_ERROR
+    POLICY_ERROR,
+    /**
+     * Approval rules require a person's yes (a request AWAITING_APPROVAL, or REJECTED when denied
+     * or lapsed); {@code until} is when the approval lapses.
+     */
+    APPROVAL
 }

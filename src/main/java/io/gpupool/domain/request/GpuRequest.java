@@ -11,16 +11,29 @@ import java.util.List;
  * 1000) or a {@code migProfile} means one GPU shared with others. {@code topology} is an allocator
  * scope name (ANY, NODE, NVLINK_DOMAIN, RACK). {@code poolId} optionally restricts the pools policy
  * may choose. {@code requiredLabels} are profile labels (training-fit, nvlink, …) every GPU it
- * gets must carry. {@code priority} is what policy assigned (queue order).
+ * gets must carry. {@code priority} is what policy assigned (queue order). {@code approval}: what
+ * the approval rules required and what a person decided (null when no rule required approval).
  */
 public record GpuRequest(String id, String tenantId, String idempotencyKey, WorkloadKind kind, int gpus,
                          int milliPerGpu, String migProfile, List<String> allowedModels, long minMemoryMib,
                          List<String> requiredLabels, int gangSize, String topology, boolean topologyRequired, String poolId,
                          String priorityClass, boolean preemptible, long ttlSeconds, RequestState state,
-                         int priority, String leaseId, WhyPending whyPending, Instant createdAt, Instant updatedAt) {
+                         int priority, String leaseId, WhyPending whyPending, Instant createdAt, Instant updatedAt,
+                         Approval approval) {
     public GpuRequest {
         allowedModels = allowedModels == null ? List.of() : List.copyOf(allowedModels);
         requiredLabels = requiredLabels == null ? List.of() : List.copyOf(requiredLabels);
+    }
+
+    /** A request no approval rule has looked at. */
+    public GpuRequest(String id, String tenantId, String idempotencyKey, WorkloadKind kind, int gpus,
+                      int milliPerGpu, String migProfile, List<String> allowedModels, long minMemoryMib,
+                      List<String> requiredLabels, int gangSize, String topology, boolean topologyRequired, String poolId,
+                      String priorityClass, boolean preemptible, long ttlSeconds, RequestState state,
+                      int priority, String leaseId, WhyPending whyPending, Instant createdAt, Instant updatedAt) {
+        this(id, tenantId, idempotencyKey, kind, gpus, milliPerGpu, migProfile, allowedModels, minMemoryMib,
+                requiredLabels, gangSize, topology, topologyRequired, poolId, priorityClass, preemptible, ttlSeconds,
+                state, priority, leaseId, whyPending, createdAt, updatedAt, null);
     }
 
     public int gpusPerMember() {
@@ -30,7 +43,19 @@ public record GpuRequest(String id, String tenantId, String idempotencyKey, Work
     public GpuRequest with(RequestState newState, int newPriority, String newLeaseId, WhyPending why, Instant at) {
         return new GpuRequest(id, tenantId, idempotencyKey, kind, gpus, milliPerGpu, migProfile, allowedModels,
                 minMemoryMib, requiredLabels, gangSize, topology, topologyRequired, poolId, priorityClass, preemptible, ttlSeconds,
-                newState, newPriority, newLeaseId, why, createdAt, at);
+                newState, newPriority, newLeaseId, why, createdAt, at, approval);
+    }
+
+    public GpuRequest withApproval(Approval newApproval) {
+        return new GpuRequest(id, tenantId, idempotencyKey, kind, gpus, milliPerGpu, migProfile, allowedModels,
+                minMemoryMib, requiredLabels, gangSize, topology, topologyRequired, poolId, priorityClass, preemptible, ttlSeconds,
+                state, priority, leaseId, whyPending, createdAt, updatedAt, newApproval);
+    }
+
+    /** Whether a person approved it after approval rules required it. */
+    @com.fasterxml.jackson.annotation.JsonIgnore
+    public boolean isApproved() {
+        return approval != null && approval.isApproved();
     }
 
     /**

@@ -11,7 +11,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  */
 public sealed interface Decision
         permits TierAssignment, ProfileLabel, AdmissionDecision, PriorityAssignment, QuotaVerdict,
-        PreemptionCandidate, ReclaimOrder {
+        PreemptionCandidate, ReclaimOrder, ApprovalRequirement {
     String ruleName();
 
     String policyVersion();

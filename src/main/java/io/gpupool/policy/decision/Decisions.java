@@ -4,6 +4,7 @@ import io.gpupool.policy.fact.DeviceFact;
 import io.gpupool.policy.fact.LeaseFact;
 import io.gpupool.policy.fact.PoolFact;
 import io.gpupool.policy.fact.RequestFact;
+import io.gpupool.domain.request.Approvers;
 import io.gpupool.domain.tenancy.PoolTier;
 
 import java.util.ArrayList;
@@ -107,6 +108,15 @@ public final class Decisions {
 
     public void reclaim(LeaseFact lease, String cause, long order, String reasonCode, String message) {
         record(new ReclaimOrder(lease.leaseId(), ReclaimCause.valueOf(cause), order, currentRule, policyVersion,
+                reasonCode, message));
+    }
+
+    /**
+     * The request waits for approval by {@code approvers} (ORG_ADMIN or PLATFORM_ADMIN) before it
+     * may take capacity; ignored for a request already approved (rules test {@code approved}).
+     */
+    public void requireApproval(RequestFact request, String approvers, String reasonCode, String message) {
+        record(new ApprovalRequirement(request.requestId(), Approvers.valueOf(approvers), currentRule, policyVersion,
                 reasonCode, message));
     }
 

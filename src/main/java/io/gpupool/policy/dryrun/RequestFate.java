@@ -6,12 +6,13 @@ import java.util.Objects;
 /**
  * What the pipeline did with one queued or what-if request by the end of a dry-run: placed (at
  * {@code priority}, in {@code pool}, on {@code nodes}), still queued (and why: {@code blockedBy}, in {@code pool}),
- * rejected by policy, or refused as never placeable. {@code rules} and {@code reasonCode} are those
+ * rejected by policy, refused as never placeable, or held for approval. {@code rules} and {@code reasonCode} are those
  * of the decision that put it there, as the decision log states them.
  */
 public record RequestFate(String requestId, String tenantId, boolean whatIf, Outcome outcome, int priority,
                           String pool, List<String> nodes, String blockedBy, List<String> rules, String reasonCode, String message) {
-    public enum Outcome { PLACED, QUEUED, REJECTED, REFUSED }
+    /** AWAITING_APPROVAL: a what-if request approval rules would hold for a person (blockedBy APPROVAL). */
+    public enum Outcome { PLACED, QUEUED, REJECTED, REFUSED, AWAITING_APPROVAL }
 
     public RequestFate {
         nodes = nodes == null ? List.of() : List.copyOf(nodes);

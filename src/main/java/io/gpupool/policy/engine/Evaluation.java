@@ -45,6 +45,12 @@ public record Evaluation(String policyVersion, Scope scope, List<Decision> decis
         return all.stream().filter(a -> !a.admitted()).findFirst().or(() -> all.stream().findFirst());
     }
 
+    /** Why the request needs approval, in firing order; empty when no rule requires it. */
+    public List<io.gpupool.policy.decision.ApprovalRequirement> approvalsOf(String requestId) {
+        return decisionsOf(io.gpupool.policy.decision.ApprovalRequirement.class).stream()
+                .filter(a -> a.requestId().equals(requestId)).toList();
+    }
+
     public Optional<PriorityAssignment> priorityOf(String requestId) {
         return decisionsOf(PriorityAssignment.class).stream().filter(p -> p.requestId().equals(requestId)).findFirst();
     }

@@ -47,7 +47,7 @@ public final class PolicyCompiler {
     private static final Pattern PACKAGE = Pattern.compile("(?m)^\\s*package\\s+([\\w.]+)\\s*;?");
     private static final List<Class<?>> DECISION_TYPES = List.of(TierAssignment.class, ProfileLabel.class,
             AdmissionDecision.class, PriorityAssignment.class, QuotaVerdict.class, PreemptionCandidate.class,
-            ReclaimOrder.class);
+            ReclaimOrder.class, io.gpupool.policy.decision.ApprovalRequirement.class);
     private static final Pattern DECISIONS_GLOBAL = Pattern.compile("(?m)^\\s*global\\s+[\\w.]*Decisions\\s+decisions\\b");
     private static final Pattern COLUMN_IN_TEXT = Pattern.compile("Column: (\\d+)\\]");
     private static final int POOLED_SESSIONS = 4;

@@ -76,6 +76,11 @@ public record PoolFact(String poolId, String name, String tier, boolean sharingA
         return only;
     }
 
+    /** The request asked for this pool by name and a person approved it (approval rules allowed it here). */
+    public boolean approvedFor(RequestFact request) {
+        return request.approved() && poolId.equals(request.poolId());
+    }
+
     /** The pool has at least one accepted model and a card with enough memory. */
     public boolean canEverHost(RequestFact request) {
         boolean modelOk = request.allowedModels().isEmpty()

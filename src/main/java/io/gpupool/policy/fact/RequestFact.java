@@ -7,13 +7,23 @@ import java.util.List;
  * EXPERIMENT, DEV) as a string so rule files need no import beyond this package. GPUs are counted
  * in milli-GPU throughout the policy facts (a whole card is 1000) so fractional requests compare
  * exactly; {@code allowedModels} empty means any model; {@code ttlSeconds} 0 means no TTL.
+ * {@code poolId} is the pool the request asked for (null: any policy allows); {@code approved}
+ * says a person approved it after approval rules required it (docs/allocation.md, "Approval").
  */
 public record RequestFact(String requestId, String tenantId, String kind, int gpuCount, int milliPerGpu,
                           String migProfile, List<String> allowedModels, long minGpuMemoryMib, int gangSize,
-                          String priorityClass, boolean preemptible, long ttlSeconds) {
+                          String priorityClass, boolean preemptible, long ttlSeconds, String poolId, boolean approved) {
     public RequestFact {
         allowedModels = allowedModels == null ? List.of() : List.copyOf(allowedModels);
         kind = kind == null ? null : kind.toUpperCase(java.util.Locale.ROOT);
+    }
+
+    /** A request that names no pool and was not approved. */
+    public RequestFact(String requestId, String tenantId, String kind, int gpuCount, int milliPerGpu,
+                       String migProfile, List<String> allowedModels, long minGpuMemoryMib, int gangSize,
+                       String priorityClass, boolean preemptible, long ttlSeconds) {
+        this(requestId, tenantId, kind, gpuCount, milliPerGpu, migProfile, allowedModels, minGpuMemoryMib, gangSize,
+                priorityClass, preemptible, ttlSeconds, null, false);
     }
 
     /** A request for whole GPUs with no other constraint: handy in tests and benchmarks. */

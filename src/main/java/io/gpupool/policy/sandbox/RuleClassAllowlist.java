@@ -254,7 +254,7 @@ final class RuleClassAllowlist {
         c.put("org/drools/base/factmodel/AccessibleFact", Members.every());
         c.put("org/drools/base/factmodel/GeneratedFact", Members.every());
         c.put("io/gpupool/policy/decision/Decisions", Members.only("tier", "label", "admit", "admitTo", "reject", "priority",
-                "quota", "modelQuota", "preempt", "reclaim"));
+                "quota", "modelQuota", "preempt", "reclaim", "requireApproval"));
         c.put("io/gpupool/domain/tenancy/PoolTier", Members.instanceMethods());
         return Map.copyOf(c);
     }

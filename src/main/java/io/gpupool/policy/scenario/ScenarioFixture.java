@@ -100,7 +100,8 @@ public final class ScenarioFixture {
     static RequestFact request(RequestSpec r) {
         return new RequestFact(r.id(), r.tenant(), r.kind(), r.gpus(), r.milli() == null ? 1000 : r.milli(), r.mig(),
                 r.models(), r.minMemoryGib() == null ? 0 : r.minMemoryGib() * 1024L, r.gang() == null ? 1 : r.gang(),
-                r.priorityClass(), Boolean.TRUE.equals(r.preemptible()), r.ttl() == null ? 0 : r.ttl().getSeconds());
+                r.priorityClass(), Boolean.TRUE.equals(r.preemptible()), r.ttl() == null ? 0 : r.ttl().getSeconds(),
+                r.pool(), Boolean.TRUE.equals(r.approved()));
     }
 
     private static Device device(NodeSpec n, int index, Instant now) {

@@ -62,6 +62,6 @@ public record ScenarioSpec(String name, String mode, Instant now, Given given, L
 
     public record RequestSpec(String id, String tenant, String kind, int gpus, Integer milli, String mig,
                               List<String> models, Integer minMemoryGib, Integer gang, String priorityClass,
-                              Boolean preemptible, Duration ttl) {
+                              Boolean preemptible, Duration ttl, String pool, Boolean approved) {
     }
 }

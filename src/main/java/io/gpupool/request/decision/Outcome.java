@@ -15,6 +15,8 @@ public record Outcome(GpuRequest request, Lease lease, Kind kind, int queuePosit
         PLACED,
         /** Waiting in its pool's queue. */
         QUEUED,
+        /** Held for a person's approval: no capacity, no queue position (docs/allocation.md, "Approval"). */
+        AWAITING_APPROVAL,
         /** Refused by policy (stored, with its decision). */
         REJECTED,
         /**

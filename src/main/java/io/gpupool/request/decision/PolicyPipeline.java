@@ -24,9 +24,15 @@ public final class PolicyPipeline {
 
     public PolicyPipeline(PolicyEngine engine, ActivePolicy policy, Duration grace, int candidateNodes,
                           Duration widenEvery) {
+        this(engine, policy, grace, candidateNodes, widenEvery, RequestDecider.DEFAULT_APPROVAL_LAPSE);
+    }
+
+    public PolicyPipeline(PolicyEngine engine, ActivePolicy policy, Duration grace, int candidateNodes,
+                          Duration widenEvery, Duration approvalLapse) {
         Allocators allocators = new Allocators();
         PolicyInputs inputs = new PolicyInputs(); // one per writer: the decider and backfill share derived state
-        this.decider = new RequestDecider(engine, policy, allocators, inputs, grace, candidateNodes, widenEvery);
+        this.decider = new RequestDecider(engine, policy, allocators, inputs, grace, candidateNodes, widenEvery,
+                approvalLapse);
         this.backfill = new Backfill(allocators, inputs);
     }
 
@@ -40,6 +46,14 @@ public final class PolicyPipeline {
         GpuRequest current = before.queued().get(queued.id());
         return current == null ? null
                 : decider.decide(DecisionContext.retry(before, changes, current, backfill.current(), now, widenHeld));
+    }
+
+    /**
+     * A request a person just approved ({@code approved}, not yet stored as such), decided on
+     * {@code before} as a retry: placed or queued at its priority, with its original arrival time.
+     */
+    public Outcome approved(PoolSnapshot before, Changes changes, GpuRequest approved, Instant now) {
+        return decider.decide(DecisionContext.retry(before, changes, approved, backfill.current(), now, false));
     }
 
     /** Reserves again for the head of each pool's queue. */

@@ -19,6 +19,9 @@ import io.gpupool.domain.lease.Lease;
 import io.gpupool.domain.lease.LeaseTransitions;
 import io.gpupool.domain.lease.Notice;
 import io.gpupool.domain.lease.LeaseState;
+import io.gpupool.policy.decision.ApprovalRequirement;
+import io.gpupool.domain.request.Approval;
+import io.gpupool.domain.request.Approvers;
 import io.gpupool.policy.decision.Decision;
 import io.gpupool.policy.decision.PreemptionCandidate;
 import io.gpupool.policy.decision.PriorityAssignment;
@@ -48,9 +51,19 @@ public final class RequestDecider {
     private final PolicyInputs inputs;
     private final Duration grace;
     private final Duration widenEvery;
+    private final Duration approvalLapse;
 
     public RequestDecider(PolicyEngine engine, ActivePolicy active, Allocators allocators, PolicyInputs inputs,
                    Duration grace, int candidateNodes, Duration widenEvery) {
+        this(engine, active, allocators, inputs, grace, candidateNodes, widenEvery, DEFAULT_APPROVAL_LAPSE);
+    }
+
+    /** How long an approval waits for a person before it lapses, unless configured ({@code gpupool.approvals.expire-after}). */
+    public static final Duration DEFAULT_APPROVAL_LAPSE = Duration.ofHours(72);
+
+    public RequestDecider(PolicyEngine engine, ActivePolicy active, Allocators allocators, PolicyInputs inputs,
+                   Duration grace, int candidateNodes, Duration widenEvery, Duration approvalLapse) {
+        this.approvalLapse = approvalLapse;
         this.engine = engine;
         this.inputs = inputs;
         this.active = active;
@@ -82,6 +95,16 @@ public final class RequestDecider {
         Attempt attempt = planner.attempt(before, view, request, eval, reserved, (pools, pool, devices) ->
                 engine.preempt(policy.policy(), inputs.facts(before), PolicyInputs.fact(request), pools, List.of(pool),
                         devices).preemptionPlan(request.id()), gate);
+        List<ApprovalRequirement> approvals = eval.approvalsOf(request.id());
+        if (isNew && !approvals.isEmpty() && (!(attempt instanceof Attempt.Rejected r)
+                || RequestPlanner.POOL_NOT_ADMITTED.equals(r.reasonCode()))) {
+            // Policy required a person's yes (approval rules never fire for an approved request). A
+            // request policy rejects, or no card could ever host, needs nobody's approval: it is
+            // rejected or refused below as it would be without approval rules; only a pool policy
+            // admits it to once approved is worth asking about. The attempt is only looked at:
+            // nothing it planned is stated.
+            return awaitApproval(changes, request, approvals, level, version, now);
+        }
         if (attempt instanceof Attempt.Rejected r) {
             // Never placeable: a submission is refused unstored, like invalid input; a queued request
             // (the inventory it needed changed) is REJECTED with its decision, like a policy rejection.
@@ -138,6 +161,32 @@ public final class RequestDecider {
         }
         WhyPending why = ((Attempt.Pending) attempt).why().withWideSearchAt(gate.wideSearchAt());
         return queue(before, changes, request, isNew, why, level, version, now);
+    }
+
+    /**
+     * Holds a new request for approval: stored, no capacity, no queue position. Platform admins
+     * decide when any rule names them, else the org-admins of the request's tenant (and platform admins).
+     */
+    private Outcome awaitApproval(Changes changes, GpuRequest request, List<ApprovalRequirement> approvals, int level,
+                                  String version, Instant now) {
+        Approvers approvers = approvals.stream().anyMatch(a -> a.approvers() == Approvers.PLATFORM_ADMIN)
+                ? Approvers.PLATFORM_ADMIN : Approvers.ORG_ADMIN;
+        java.util.Map<String, Approval.Reason> byRule = new java.util.LinkedHashMap<>(); // a rule may fire per pool
+        approvals.forEach(a -> byRule.putIfAbsent(a.ruleName(), new Approval.Reason(a.ruleName(), a.reasonCode(), a.message())));
+        List<Approval.Reason> reasons = List.copyOf(byRule.values());
+        Instant lapses = now.plus(approvalLapse);
+        String who = approvers == Approvers.PLATFORM_ADMIN ? "a platform admin"
+                : "an org-admin of " + request.tenantId() + " (or a platform admin)";
+        String message = "Waits for approval by " + who + " until " + lapses + ": "
+                + String.join("; ", reasons.stream().map(Approval.Reason::message).toList());
+        ApprovalRequirement first = approvals.get(0);
+        WhyPending why = new WhyPending(BlockedBy.APPROVAL, first.ruleName(), first.reasonCode(), message, 0, null, lapses);
+        GpuRequest waiting = request.with(RequestState.AWAITING_APPROVAL, level, null, why, now)
+                .withApproval(Approval.required(approvers, reasons, version, lapses));
+        changes.insert(waiting);
+        log(changes, DecisionAction.AWAIT_APPROVAL, waiting, null, reasons.stream().map(Approval.Reason::ruleName).distinct()
+                .toList(), version, first.reasonCode(), message, now);
+        return new Outcome(waiting, null, Outcome.Kind.AWAITING_APPROVAL, 0);
     }
 
     private Outcome queue(PoolSnapshot before, Changes changes, GpuRequest request,

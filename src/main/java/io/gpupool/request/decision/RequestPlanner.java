@@ -37,6 +37,12 @@ import java.util.Set;
  * set of policy-ranked victims makes it fit; else pending, with the blocking reason.
  */
 final class RequestPlanner {
+    /**
+     * The request named a pool policy does not admit it to: the one rejection an approval may lift
+     * (an approved request may use the reserved pool it asked for, rules/admission).
+     */
+    static final String POOL_NOT_ADMITTED = "POOL_NOT_ADMITTED";
+
     private static final String RESERVED = "BACKFILL_WOULD_DELAY_HEAD";
     private static final String RESERVED_MESSAGE =
             "It fits only on GPUs reserved for the head of the queue, and would run past its reserved start";
@@ -71,7 +77,7 @@ final class RequestPlanner {
         }
         if (request.poolId() != null) {
             if (!pools.contains(request.poolId())) {
-                return new Attempt.Rejected(admission.get(), "POOL_NOT_ADMITTED", "Policy admits this request to "
+                return new Attempt.Rejected(admission.get(), POOL_NOT_ADMITTED, "Policy admits this request to "
                         + pools + ", not to the requested pool '" + io.gpupool.problem.FieldChecks.excerpt(request.poolId()) + "'");
             }
             pools = List.of(request.poolId());

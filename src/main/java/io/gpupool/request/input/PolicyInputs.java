@@ -34,6 +34,7 @@ public final class PolicyInputs {
 
     public static RequestFact fact(GpuRequest r) {
         return new RequestFact(r.id(), r.tenantId(), r.kind().name(), r.gpus(), r.milliPerGpu(), r.migProfile(),
-                r.allowedModels(), r.minMemoryMib(), r.gangSize(), r.priorityClass(), r.preemptible(), r.ttlSeconds());
+                r.allowedModels(), r.minMemoryMib(), r.gangSize(), r.priorityClass(), r.preemptible(), r.ttlSeconds(),
+                r.poolId(), r.isApproved());
     }
 }

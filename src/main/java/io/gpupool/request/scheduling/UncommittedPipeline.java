@@ -101,11 +101,11 @@ public class UncommittedPipeline implements PipelineDryRun {
         Evaluation sweep = LifecycleScheduler.sweep(model, engine, policy, input.usage(), grace, now);
         QueuePass.pass(model, pipeline, Clock.fixed(now, ZoneOffset.UTC), queuePass.nextBudget(QueueOrder.ordered(model.current())));
         // the what-if requests, submitted now
-        Map<String, Outcome> refused = new HashMap<>();
+        Map<String, Outcome> notQueued = new HashMap<>();
         for (GpuRequest request : whatIf) {
             Outcome outcome = model.write((before, changes) -> pipeline.submit(before, changes, request, now));
-            if (outcome.kind() == Outcome.Kind.REFUSED) {
-                refused.put(request.id(), outcome);
+            if (outcome.kind() == Outcome.Kind.REFUSED || outcome.kind() == Outcome.Kind.AWAITING_APPROVAL) {
+                notQueued.put(request.id(), outcome); // not in the queue at the end: shown as the submission left it
             } else if (outcome.kind() == Outcome.Kind.QUEUED && outcome.request().whyPending().blockedBy() == BlockedBy.CAPACITY
                     && !pipeline.reservations().hasHeadIn(outcome.request().whyPending().pool())) {
                 model.write((before, changes) -> pipeline.refreshReservations(before, now)); // a new head reserves
@@ -120,13 +120,13 @@ public class UncommittedPipeline implements PipelineDryRun {
         }
 
         PoolSnapshot end = model.current();
-        Map<String, RequestFate> requests = requestFates(asked, whatIf, refused, end, model.logged());
+        Map<String, RequestFate> requests = requestFates(asked, whatIf, notQueued, end, model.logged());
         Map<String, LeaseFate> leases = leaseFates(start, end, model.logged());
         return new PipelineRun(policy.version(), now, later, requests, leases, totals(start, end, requests, leases), sweep);
     }
 
     private static Map<String, RequestFate> requestFates(Map<String, GpuRequest> asked, List<GpuRequest> whatIf,
-                                                         Map<String, Outcome> refused, PoolSnapshot end,
+                                                         Map<String, Outcome> notQueued, PoolSnapshot end,
                                                          List<LoggedDecision> logged) {
         Set<String> whatIfIds = new HashSet<>();
         whatIf.forEach(r -> whatIfIds.add(r.id()));
@@ -145,9 +145,10 @@ public class UncommittedPipeline implements PipelineDryRun {
             RequestFate fate;
             if (queued != null) {
                 fate = waiting(r, isWhatIf, RequestFate.Outcome.QUEUED, queued.priority(), queued.whyPending());
-            } else if (refused.containsKey(r.id())) {
-                GpuRequest refusedAs = refused.get(r.id()).request();
-                fate = waiting(r, isWhatIf, RequestFate.Outcome.REFUSED, refusedAs.priority(), refusedAs.whyPending());
+            } else if (notQueued.containsKey(r.id())) {
+                Outcome held = notQueued.get(r.id());
+                fate = waiting(r, isWhatIf, held.kind() == Outcome.Kind.AWAITING_APPROVAL ? RequestFate.Outcome.AWAITING_APPROVAL
+                        : RequestFate.Outcome.REFUSED, held.request().priority(), held.request().whyPending());
             } else if (d != null && d.action() == DecisionAction.ADMIT) {
                 Lease lease = end.lease(d.leaseId()).orElse(null);
                 fate = new RequestFate(r.id(), r.tenantId(), isWhatIf, RequestFate.Outcome.PLACED,

@@ -1,9 +1,11 @@
 package io.gpupool.store.row;
 
+import io.micronaut.data.annotation.Id;
 import io.micronaut.data.jdbc.annotation.JdbcRepository;
 import io.micronaut.data.model.query.builder.sql.Dialect;
 import io.micronaut.data.repository.CrudRepository;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
@@ -14,4 +16,6 @@ public interface ApiTokenRepository extends CrudRepository<ApiTokenRow, String> 
     List<ApiTokenRow> findByRevokedAtIsNull();
 
     long countByRoleAndRevokedAtIsNull(String role);
+
+    void updateLastUsedAt(@Id String id, Instant lastUsedAt);
 }

@@ -19,7 +19,7 @@ public record GpuRequestRow(@Id String id, String tenantId, @Nullable String ide
                             int gangSize, String topology, boolean topologyRequired, @Nullable String poolId,
                             @Nullable String priorityClass, boolean preemptible, long ttlSeconds, String state,
                             int priority, @Nullable String leaseId, @Nullable String whyPending, Instant createdAt,
-                            Instant updatedAt, @Nullable String requiredLabels) {
+                            Instant updatedAt, @Nullable String requiredLabels, @Nullable String approval) {
     private static final ObjectMapper JSON = new ObjectMapper().registerModule(new com.fasterxml.jackson.datatype.jsr310.JavaTimeModule());
 
     public static GpuRequestRow of(GpuRequest r) {
@@ -27,7 +27,8 @@ public record GpuRequestRow(@Id String id, String tenantId, @Nullable String ide
                 r.migProfile(), write(r.allowedModels()), r.minMemoryMib(), r.gangSize(), r.topology(),
                 r.topologyRequired(), r.poolId(), r.priorityClass(), r.preemptible(), r.ttlSeconds(), r.state().name(),
                 r.priority(), r.leaseId(), r.whyPending() == null ? null : write(StoredWhyPending.of(r.whyPending())),
-                r.createdAt(), r.updatedAt(), r.requiredLabels().isEmpty() ? null : write(r.requiredLabels()));
+                r.createdAt(), r.updatedAt(), r.requiredLabels().isEmpty() ? null : write(r.requiredLabels()),
+                r.approval() == null ? null : write(r.approval()));
     }
 
     public GpuRequest toRequest() {
@@ -37,7 +38,8 @@ public record GpuRequestRow(@Id String id, String tenantId, @Nullable String ide
                     requiredLabels == null ? List.of() : JSON.readValue(requiredLabels, new TypeReference<List<String>>() { }),
                     gangSize, topology, topologyRequired, poolId, priorityClass, preemptible, ttlSeconds,
                     RequestState.valueOf(state), priority, leaseId,
-                    whyPending == null ? null : JSON.readValue(whyPending, StoredWhyPending.class).toWhyPending(), createdAt, updatedAt);
+                    whyPending == null ? null : JSON.readValue(whyPending, StoredWhyPending.class).toWhyPending(), createdAt, updatedAt,
+                    approval == null ? null : JSON.readValue(approval, io.gpupool.domain.request.Approval.class));
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("corrupt request row " + id, e);
         }

@@ -37,6 +37,19 @@ class GpuRequestRowTest {
     }
 
     @Test
+    void anApprovalAndItsVerdictReadBackAsWritten() {
+        io.gpupool.domain.request.Approval approval = io.gpupool.domain.request.Approval.required(
+                io.gpupool.domain.request.Approvers.ORG_ADMIN,
+                java.util.List.of(new io.gpupool.domain.request.Approval.Reason("More than 16 GPUs need the organisation's approval",
+                        "LARGE_REQUEST", "24 GPUs is more than 16")), "1", NOW.plusSeconds(3600))
+                .decided(io.gpupool.domain.request.Approval.Verdict.APPROVED, "research-lead (org_admin:research)",
+                        "go ahead", NOW);
+        io.gpupool.domain.request.GpuRequest approved = request(null).withApproval(approval);
+
+        assertThat(GpuRequestRow.of(approved).toRequest()).isEqualTo(approved);
+    }
+
+    @Test
     void aRowWrittenBeforeReasonsPerPoolWereKeptReadsWithNone() {
         GpuRequestRow row = GpuRequestRow.of(request(null));
         GpuRequestRow older = new GpuRequestRow(row.id(), row.tenantId(), row.idempotencyKey(), row.kind(), row.gpus(),
@@ -46,7 +59,7 @@ class GpuRequestRowTest {
                 "{\"blockedBy\":\"CAPACITY\",\"ruleName\":null,\"reasonCode\":\"NO_FIT_GPU_CAPACITY\","
                         + "\"message\":\"no room\",\"largestFitNow\":0,\"pool\":\"training\",\"until\":null,"
                         + "\"wideSearchAt\":\"2026-03-01T11:59:00Z\"}",
-                row.createdAt(), row.updatedAt(), null);
+                row.createdAt(), row.updatedAt(), null, null);
 
         WhyPending why = older.toRequest().whyPending();
 
@@ -63,7 +76,7 @@ class GpuRequestRowTest {
                 row.ttlSeconds(), row.state(), row.priority(), row.leaseId(),
                 "{\"blockedBy\":\"CAPACITY\",\"ruleName\":null,\"reasonCode\":\"NO_FIT_GPU_CAPACITY\","
                         + "\"message\":\"no room\",\"largestFitNow\":0,\"pool\":\"training\",\"until\":null}",
-                row.createdAt(), row.updatedAt(), null);
+                row.createdAt(), row.updatedAt(), null, null);
 
         WhyPending why = older.toRequest().whyPending();
 
