@@ -6,6 +6,7 @@ import { renderQueue } from './queue.js';
 import { renderLeases } from './leases.js';
 import { renderDecisions } from './decisions.js';
 import { renderPolicy } from './policy.js';
+import { renderApprovals } from './approvals.js';
 import { REPORTS, renderReports } from './reports.js';
 
 export const VIEWS = [
@@ -14,6 +15,7 @@ export const VIEWS = [
   { id: 'queue', title: 'Queue', render: renderQueue },
   { id: 'leases', title: 'Leases', render: renderLeases },
   { id: 'decisions', title: 'Decision log', render: renderDecisions },
+  { id: 'approvals', title: 'Approvals', roles: ['admin', 'org_admin'], render: renderApprovals },
   { id: 'policy', title: 'Policy', roles: ['admin', 'viewer'], render: renderPolicy },
   ...(REPORTS.length ? [{ id: 'reports', title: 'Reports', render: renderReports }] : []),
 ];

@@ -201,6 +201,30 @@ class ConsoleBrowserTest {
     }
 
     @Test
+    void anOrgAdminApprovesItsTeamsLargeRequestFromTheApprovalsView() {
+        Reply held = api.post("/api/v1/requests", Map.of("tenant", "nlp", "kind", "training", "gpus", 24, "gangSize", 3), ADMIN);
+        assertThat(held.status()).as(held.body().toString()).isEqualTo(202);
+        String request = held.body().at("/request/id").asText();
+        assertThat(held.body().at("/request/state").asText()).isEqualTo("AWAITING_APPROVAL");
+        Reply token = api.post("/api/v1/tokens", Map.of("name", "research-lead-console", "role", "org-admin", "tenantId", "research"), ADMIN);
+        assertThat(token.status()).as(token.body().toString()).isEqualTo(201);
+
+        browser.signIn(token.body().get("secret").asText());
+        browser.open("approvals");
+        assertThat(browser.text(By.id("approval-table"))).contains(request, "nlp", "More than 16 GPUs need the organisation's approval");
+        browser.waitFor(By.cssSelector("input[data-request='" + request + "']")).sendKeys("quarterly run, agreed with finance");
+        browser.driver().findElement(By.cssSelector("button[data-request='" + request + "'][data-act='approve']")).click();
+        browser.until(d -> d.findElement(By.id("approval-status")).getText().contains("approved") ? true : null);
+
+        assertThat(browser.text(By.id("approval-status"))).contains(request).containsAnyOf("PLACED", "QUEUED");
+        JsonNode approval = api.get("/api/v1/requests/" + request, ADMIN).body().at("/request/approval");
+        assertThat(approval.get("verdict").asText()).isEqualTo("APPROVED");
+        assertThat(approval.get("message").asText()).isEqualTo("quarterly run, agreed with finance");
+        browser.settle();
+        assertThat(browser.text(By.id("approval-table"))).doesNotContain(request);
+    }
+
+    @Test
     void aTenantRenewsThenReleasesItsLeaseFromTheLeasesView() {
         String lease = place("rl", "dev", 1, null).at("/lease/id").asText();
 
