@@ -95,6 +95,14 @@ public class ClusterSyncService {
                 check.error(at + ": is listed twice");
             }
             NodeReconciler.problems(r, now).forEach(p -> check.error(at + ": " + p));
+            for (int i = 0; i < r.gpus().size(); i++) {
+                if (r.gpus().get(i).memoryMib() == null) {
+                    check.error(at + ": gpus[" + i + "].memoryMib: unknown: the source gives no GPU memory and the card "
+                            + "model is not in the catalog (" + FieldChecks.excerpt(r.gpus().get(i).productName())
+                            + "); give the memory (GPU Feature Discovery's nvidia.com/gpu.memory) or add the model to "
+                            + "the catalog (gpupool.catalog.file)");
+                }
+            }
         }
         check.throwIfAny("The import was not applied");
     }

@@ -204,7 +204,8 @@ public final class KubernetesNodeList {
 
     private Gpu gpu(String node, int index, String product, Long memoryMib, boolean mig, List<MigInstance> instances,
                     DeviceHealth health) {
-        return new Gpu(index, "k8s:" + node + "/gpu" + index, null, product, null, memoryMib, mig, instances, null,
+        Long memory = memoryMib != null || product == null ? memoryMib : cardMemory(product); // no gpu.memory label
+        return new Gpu(index, "k8s:" + node + "/gpu" + index, null, product, null, memory, mig, instances, null,
                 health == DeviceHealth.HEALTHY ? null : Health.stated(health.name()), null);
     }
 

@@ -198,9 +198,19 @@ public final class NodeReconciler {
         }
         List<String> layout = layout(g);
         ShareMode mode = Boolean.TRUE.equals(g.migEnabled()) && !layout.isEmpty() ? ShareMode.MIG : ShareMode.EXCLUSIVE;
+        Long memory = g.memoryMib();
+        if (memory == null && g.productName() != null) {
+            CardModel m = CardCatalog.active().resolve(g.productName());
+            memory = m.known() ? m.memoryGib() * 1024L : null;
+        }
+        if (memory == null) {
+            // A card of unknown memory cannot be placed on; refused rather than stored as 0.
+            throw ProblemException.unprocessable("The report was not applied", List.of("node " + node.id() + ": gpus["
+                    + g.index() + "].memoryMib: a new GPU needs its memory, and the catalog does not know '"
+                    + FieldChecks.excerpt(g.productName()) + "'"));
+        }
         return new Device(id, g.uuid(), node.id(), node.clusterId(), node.siteId(), g.index(), model(g, null),
-                g.memoryMib() == null ? 0 : g.memoryMib(), null, 0, false, mode, layout, reportedHealth(g), Map.of(),
-                nodePool, at);
+                memory, null, 0, false, mode, layout, reportedHealth(g), Map.of(), nodePool, at);
     }
 
     private static Device reconciled(Device old, Gpu g, Instant at, boolean ownsHealth) {

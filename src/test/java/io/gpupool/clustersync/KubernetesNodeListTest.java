@@ -98,10 +98,11 @@ class KubernetesNodeListTest {
         assertThat(node(doc, "dgx-a100-03").labels()).containsEntry("k8s.drain", "cordoned");
         assertThat(node(doc, "dgx-a100-04").gpus()).extracting(KubernetesNodeListTest::health)
                 .containsExactly("HEALTHY", "HEALTHY", "HEALTHY", "HEALTHY", "HEALTHY", "HEALTHY", "HEALTHY", "UNHEALTHY");
-        NodeReport notReady = node(doc, "l4-infer-01"); // device plugin only: no GFD labels, product unknown
+        NodeReport notReady = node(doc, "l4-infer-01"); // no GFD count or memory: capacity and the catalog
         assertThat(notReady.gpus()).hasSize(2).allSatisfy(g -> {
             assertThat(health(g)).isEqualTo("UNHEALTHY");
-            assertThat(g.productName()).isNull();
+            assertThat(g.productName()).isEqualTo("NVIDIA-L4");
+            assertThat(g.memoryMib()).isEqualTo(24L * 1024);
         });
         assertThat(notReady.labels()).containsEntry("k8s.drain", "dedicated:NoExecute");
     }
