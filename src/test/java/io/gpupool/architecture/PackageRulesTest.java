@@ -82,7 +82,7 @@ class PackageRulesTest {
                         "io.gpupool.inventory..", "io.gpupool.lease..", "io.gpupool.metrics..", "io.gpupool.policy..", "io.gpupool.pool..",
                         "io.gpupool.problem..", "io.gpupool.quota..", "io.gpupool.replay..", "io.gpupool.request..",
                         "io.gpupool.snapshot..", "io.gpupool.store..", "io.gpupool.tenant..", "io.gpupool.cli..", "io.gpupool.webhook..",
-                        "io.gpupool.clustersync..")
+                        "io.gpupool.clustersync..", "io.gpupool.prometheus..")
                 .check(classes);
     }
 
@@ -105,6 +105,7 @@ class PackageRulesTest {
                 .layer("inventory").definedBy("io.gpupool.inventory..")
                 .layer("nodereport").definedBy("io.gpupool.nodereport..")
                 .layer("clustersync").definedBy("io.gpupool.clustersync..")
+                .layer("prometheus").definedBy("io.gpupool.prometheus..")
                 .layer("tenancy").definedBy("io.gpupool.tenant..", "io.gpupool.pool..", "io.gpupool.quota..")
                 .layer("lease").definedBy("io.gpupool.lease..")
                 .layer("fleet").definedBy("io.gpupool.fleet..")
@@ -134,6 +135,7 @@ class PackageRulesTest {
                         "agent", "telemetry", "inventory")
                 .whereLayer("clustersync").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "agent",
                         "nodereport")
+                .whereLayer("prometheus").mayOnlyAccessLayers("domain", "snapshot", "store", "agent", "telemetry")
                 .whereLayer("tenancy").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
                 .whereLayer("lease").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
                 .whereLayer("fleet").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "tenancy")
@@ -146,7 +148,7 @@ class PackageRulesTest {
                 .whereLayer("webhook").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
                 .whereLayer("api").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "policy", "audit",
                         "auth", "governance", "inventory", "tenancy", "lease", "fleet", "profile", "request", "metrics", "webhook",
-                        "agent", "telemetry", "nodereport", "clustersync")
+                        "agent", "telemetry", "nodereport", "clustersync", "prometheus")
                 .whereLayer("cli").mayOnlyAccessLayers("agent", "catalog")
                 .whereLayer("application").mayOnlyAccessLayers("replay", "cli")
                 .whereLayer("api").mayNotBeAccessedByAnyLayer();
