@@ -66,7 +66,7 @@ public class ClusterSyncService {
      * A scheduled sync that failed: the cluster keeps its last good state and says why it is not
      * newer. Nothing happens to a cluster that does not exist yet (there is no state to keep).
      */
-    public void recordFailure(String clusterId, String why) {
+    public void recordFailure(String clusterId, String source, String why) {
         Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
         if (!workingSet.current().clusters().containsKey(clusterId)) {
             return;
@@ -76,7 +76,7 @@ public class ClusterSyncService {
             if (c == null) {
                 return null;
             }
-            ClusterSync sync = c.sync() == null ? new ClusterSync("k8s-api", null, 0, 0, 0, 0, null, null) : c.sync();
+            ClusterSync sync = c.sync() == null ? new ClusterSync(source, null, 0, 0, 0, 0, null, null) : c.sync();
             changes.put(c.withSync(sync.failed(now, FieldChecks.clip(why, 1000))));
             return null;
         });
