@@ -58,7 +58,7 @@ class ImportCommandTest {
         assertThat(done.out()).contains("gpus: 22 added, 0 changed, 0 retired");
 
         CliRun.Result clusters = cli.run("clusters");
-        assertThat(clusters.out()).containsPattern("cli-slurm\\s+cli-slurm\\s+4\\s+22\\s+2\\s+slurm\\s+OK");
+        assertThat(clusters.out()).containsPattern("cli-slurm\\s+cli-slurm\\s+-\\s+4\\s+22\\s+2\\s+slurm\\s+OK");
     }
 
     @Test
