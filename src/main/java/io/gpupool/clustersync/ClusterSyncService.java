@@ -28,6 +28,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -136,12 +137,13 @@ public class ClusterSyncService {
         int nodesAdded = 0, nodesChanged = 0, nodesUnchanged = 0, nodesRetired = 0;
         int gpusAdded = 0, gpusChanged = 0, gpusRetired = 0, gpusUnchanged = 0;
         Set<String> listed = new HashSet<>();
+        Map<String, String> nodeOfUuid = NodeReconciler.nodeOfUuid(before);
         for (NodeReport r : doc.nodes()) {
             listed.add(r.node());
             boolean isNew = before.node(r.node()).isEmpty();
             List<String> hint = doc.poolHints().getOrDefault(r.node(), List.of());
             Teller t = hint.isEmpty() ? teller : new Teller(teller.by(), null, true, hint.get(0));
-            Reconciled done = NodeReconciler.reconcile(before, changes, r, now, now, cluster, t);
+            Reconciled done = NodeReconciler.reconcile(before, changes, r, now, now, cluster, t, nodeOfUuid);
             ReportOutcome o = done.outcome();
             said.addAll(o.changes());
             gpusAdded += o.added();
@@ -166,7 +168,7 @@ public class ClusterSyncService {
             }
             NodeReport gone = new NodeReport(n.id(), clusterId, null, n.rack(), n.labels(), null, now, null, doc.source(),
                     null, null, List.of());
-            Reconciled done = NodeReconciler.reconcile(before, changes, gone, now, now, cluster, teller);
+            Reconciled done = NodeReconciler.reconcile(before, changes, gone, now, now, cluster, teller, nodeOfUuid);
             nodesRetired++;
             gpusRetired += done.outcome().vanished();
             log(changes, now, "NODE_RETIRED", "Node " + n.id() + " is no longer listed by the " + doc.source()

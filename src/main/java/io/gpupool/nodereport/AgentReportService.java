@@ -4,17 +4,8 @@ import io.gpupool.agent.NodeReport;
 import io.gpupool.agent.NodeReport.Gpu;
 import io.gpupool.agent.NodeReport.MigInstance;
 import io.gpupool.auth.Caller;
-import io.gpupool.catalog.CardCatalog;
-import io.gpupool.catalog.CardModel;
-import io.gpupool.domain.decision.DecisionAction;
-import io.gpupool.domain.decision.LoggedDecision;
-import io.gpupool.domain.inventory.Cluster;
-import io.gpupool.domain.inventory.Device;
-import io.gpupool.domain.inventory.DeviceHealth;
 import io.gpupool.domain.inventory.Node;
 import io.gpupool.domain.inventory.NodeAgent;
-import io.gpupool.domain.inventory.ShareMode;
-import io.gpupool.problem.FieldChecks;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.store.Changes;
 import io.gpupool.store.WorkingSet;
@@ -25,14 +16,8 @@ import jakarta.inject.Singleton;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.Set;
 
 /**
  * Applies node agents' reports to the inventory: each report in ONE write through the working set,

@@ -70,7 +70,17 @@ public final class NodeReconciler {
      */
     public static Reconciled reconcile(PoolSnapshot before, Changes changes, NodeReport report, Instant at, Instant now,
                                        Cluster cluster, Teller teller) {
-        refuseUuidsOfOtherNodes(before, report);
+        return reconcile(before, changes, report, at, now, cluster, teller, nodeOfUuid(before));
+    }
+
+    /**
+     * The same, with the node of every UUID in {@code before} computed once by the caller: a cluster
+     * import reconciles thousands of nodes against one snapshot, and looking through every device
+     * for each node would cost nodes × devices.
+     */
+    public static Reconciled reconcile(PoolSnapshot before, Changes changes, NodeReport report, Instant at, Instant now,
+                                       Cluster cluster, Teller teller, Map<String, String> nodeOfUuid) {
+        refuseUuidsOfOtherNodes(nodeOfUuid, report);
         Node node = before.node(report.node()).orElse(null);
         List<String> said = new ArrayList<>();
         NodeAgent agent = teller.agent() != null ? teller.agent() : node == null ? null : node.agent();
@@ -170,24 +180,26 @@ public final class NodeReconciler {
      * node is refused (a card moved between nodes is retired on the old one first, or a
      * misconfigured agent is reporting under the wrong node id). The other node is not named.
      */
-    private static void refuseUuidsOfOtherNodes(PoolSnapshot before, NodeReport report) {
-        Set<String> reported = new HashSet<>();
-        report.gpus().forEach(g -> reported.add(g.uuid()));
+    private static void refuseUuidsOfOtherNodes(Map<String, String> nodeOfUuid, NodeReport report) {
         List<String> errors = new ArrayList<>();
-        for (Device d : before.devices().values()) {
-            if (reported.contains(d.uuid()) && !d.nodeId().equals(report.node())) {
-                for (int i = 0; i < report.gpus().size(); i++) {
-                    if (report.gpus().get(i).uuid().equals(d.uuid())) {
-                        errors.add("gpus[" + i + "].uuid: " + FieldChecks.excerpt(d.uuid())
-                                + " is the UUID of a device on another node");
-                    }
-                }
+        for (int i = 0; i < report.gpus().size(); i++) {
+            String uuid = report.gpus().get(i).uuid();
+            String node = nodeOfUuid.get(uuid);
+            if (node != null && !node.equals(report.node())) {
+                errors.add("gpus[" + i + "].uuid: " + FieldChecks.excerpt(uuid) + " is the UUID of a device on another node");
             }
         }
         if (!errors.isEmpty()) {
             throw ProblemException.conflict("The report was not applied: " + errors.get(0)
                     + (errors.size() > 1 ? " (and " + (errors.size() - 1) + " more)" : ""));
         }
+    }
+
+    /** The node of every device's UUID in {@code snapshot}. */
+    public static Map<String, String> nodeOfUuid(PoolSnapshot snapshot) {
+        Map<String, String> out = new HashMap<>();
+        snapshot.devices().values().forEach(d -> out.put(d.uuid(), d.nodeId()));
+        return out;
     }
 
     /** A GPU the inventory did not have. Its node's pool when all the node's other GPUs share one. */
