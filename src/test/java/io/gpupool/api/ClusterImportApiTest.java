@@ -231,6 +231,26 @@ class ClusterImportApiTest {
     }
 
     @Test
+    void aSlurmNodesNewGpusJoinThePoolNamedLikeItsFirstPartitionWhenThatPoolExists() {
+        assertThat(api.post("/api/v1/pools", java.util.Map.of("id", "inference", "name", "Inference", "tier", "ELASTIC"), ADMIN)
+                .status()).isIn(200, 201);
+        String dump = """
+                NodeName=inf-l40s-01 Gres=gpu:l40s:4(S:0) State=IDLE Partitions=inference,debug
+                NodeName=dbg-l40s-01 Gres=gpu:l40s:2(S:0) State=IDLE Partitions=debug
+                """;
+
+        Reply r = api.postText("/api/v1/clusters/hints-slurm/import?format=slurm", dump, "text/plain", ADMIN);
+
+        assertThat(r.status()).as(r.body().toString()).isEqualTo(200);
+        assertThat(devices("node=inf-l40s-01")).hasSize(4).allSatisfy(d -> {
+            assertThat(d.get("poolId").asText()).isEqualTo("inference");
+            assertThat(d.get("model").asText()).isEqualTo("L40S-PCIE-48G");
+        });
+        assertThat(devices("node=dbg-l40s-01")).allSatisfy(d -> assertThat(d.get("poolId").isNull())
+                .as("no pool named debug: unassigned").isTrue());
+    }
+
+    @Test
     void onlyAnAdminMayImport() {
         Reply token = api.post("/api/v1/tokens", java.util.Map.of("name", "viewer-" + System.nanoTime(), "role", "viewer"), ADMIN);
         String viewer = token.body().get("secret").asText();
