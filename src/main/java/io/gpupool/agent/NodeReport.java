@@ -58,10 +58,23 @@ public record NodeReport(String node, String cluster, String site, String rack, 
     /**
      * Health readings. ECC counts are the volatile ones (since the driver loaded); {@code xidErrors}
      * is the last XID DCGM saw (0: none); {@code throttleReasons} the active clock-event reasons.
+     * {@code state} is a health a source states outright rather than measures (an orchestrator's
+     * node not Ready: UNHEALTHY; cordoned, tainted or drained: DRAINING), null when it states none.
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Health(Long xidErrors, Long eccCorrected, Long eccUncorrected, Long retiredPages,
-                         Long remappedRows, List<String> throttleReasons, Double temperatureC, Double powerW) {
+                         Long remappedRows, List<String> throttleReasons, Double temperatureC, Double powerW,
+                         String state) {
+        public Health(Long xidErrors, Long eccCorrected, Long eccUncorrected, Long retiredPages, Long remappedRows,
+                      List<String> throttleReasons, Double temperatureC, Double powerW) {
+            this(xidErrors, eccCorrected, eccUncorrected, retiredPages, remappedRows, throttleReasons, temperatureC,
+                    powerW, null);
+        }
+
+        /** Only a stated health: what an orchestrator says of a node, nothing measured. */
+        public static Health stated(String state) {
+            return state == null ? null : new Health(null, null, null, null, null, null, null, null, state);
+        }
     }
 
     /**

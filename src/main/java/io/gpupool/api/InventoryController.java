@@ -56,10 +56,12 @@ public class InventoryController {
 
     @Get("/clusters")
     @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT, Role.ORG_ADMIN})
-    public List<Cluster> clusters(@Nullable @QueryValue String site) {
-        return workingSet.current().clusters().values().stream()
+    public List<io.gpupool.inventory.ClusterView> clusters(@Nullable @QueryValue String site) {
+        PoolSnapshot snapshot = workingSet.current();
+        return snapshot.clusters().values().stream()
                 .filter(c -> site == null || site.equals(c.siteId()))
-                .sorted(Comparator.comparing(Cluster::id)).toList();
+                .sorted(Comparator.comparing(Cluster::id))
+                .map(c -> io.gpupool.inventory.ClusterView.of(snapshot, c, clock.instant())).toList();
     }
 
     @Get("/nodes")

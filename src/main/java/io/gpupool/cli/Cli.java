@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
         subcommands = {InventoryCommands.Devices.class, InventoryCommands.Nodes.class, InventoryCommands.Clusters.class,
                 InventoryCommands.Pools.class, InventoryCommands.Quotas.class, WorkCommands.Requests.class,
                 WorkCommands.Leases.class, WorkCommands.Queue.class, WorkCommands.Decisions.class,
-                WorkCommands.Explain.class, PolicyCommands.class, WebhookCommands.class, ReportCommands.class, RunCommand.class, AgentCommand.class},
+                WorkCommands.Explain.class, PolicyCommands.class, WebhookCommands.class, ReportCommands.class, ImportCommand.class, RunCommand.class, AgentCommand.class},
         footer = {"", "Also: 'serve [--micronaut.x=y…]' starts the server; 'replay' replays a trace.",
                 "Connection: --url or GPUPOOL_URL (default http://localhost:8080),",
                 "--token or GPUPOOL_TOKEN, or url:/token: in ~/.config/gpupool/config.yaml.",

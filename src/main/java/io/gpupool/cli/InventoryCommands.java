@@ -84,8 +84,11 @@ final class InventoryCommands {
         @Override
         int run(RestClient api) {
             JsonNode list = api.get(RestClient.query("/api/v1/clusters", RestClient.params("site", site)));
-            return show(list, () -> Table.of().column("ID", "/id").column("SITE", "/siteId").column("NAME", "/name")
-                    .column("INTERCONNECT", "/interconnect").print(list, context.out()));
+            return show(list, () -> Table.of().column("ID", "/id").column("SITE", "/siteId")
+                    .column("INTERCONNECT", "/interconnect").column("NODES", "/nodes")
+                    .column("GPUS", "/gpusInService").column("MIG", "/migInstances").column("SOURCE", "/sync/source")
+                    .column("SYNC", "/sync/state").column("LAST SYNC", "/sync/lastSyncAt").column("AGE S", "/sync/ageSeconds")
+                    .column("ERROR", "/sync/error").print(list, context.out()));
         }
     }
 

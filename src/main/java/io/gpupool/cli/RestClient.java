@@ -73,6 +73,14 @@ final class RestClient {
         return send("POST", path, body, Map.of()).body();
     }
 
+    /** A document posted as it is ({@code contentType}: its type), not as JSON of an object. */
+    JsonNode postDocument(String path, String document, String contentType) {
+        return send("POST", path, new Document(document, contentType), Map.of()).body();
+    }
+
+    private record Document(String text, String contentType) {
+    }
+
     Reply send(String method, String path, Object body, Map<String, String> headers) {
         HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(base.getPath() + path)).timeout(timeout)
                 .header("Accept", "application/json, application/problem+json");
@@ -82,6 +90,8 @@ final class RestClient {
         headers.forEach(request::header);
         if (body == null) {
             request.method(method, HttpRequest.BodyPublishers.noBody());
+        } else if (body instanceof Document d) {
+            request.header("Content-Type", d.contentType()).method(method, HttpRequest.BodyPublishers.ofString(d.text()));
         } else {
             request.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(write(body)));
         }

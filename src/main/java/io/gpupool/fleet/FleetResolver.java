@@ -70,7 +70,9 @@ final class FleetResolver {
             check.maxLength("clusters[" + i + "].interconnect", c.interconnect(), 128);
             check.reference("clusters[" + i + "].site", c.site(), siteIds, "site");
             siteOfCluster.put(c.id(), c.site());
-            clusters.add(new Cluster(c.id(), c.site(), orDefault(c.name(), c.id()), c.interconnect()));
+            Cluster known = current.clusters().get(c.id()); // an imported cluster keeps its sync record
+            clusters.add(new Cluster(c.id(), c.site(), orDefault(c.name(), c.id()), c.interconnect(),
+                    known == null ? null : known.sync()));
         }
         List<Pool> pools = Pools.resolve(doc.pools(), check);
         List<Node> nodes = new ArrayList<>();

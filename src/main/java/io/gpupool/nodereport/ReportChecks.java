@@ -25,6 +25,15 @@ final class ReportChecks {
     }
 
     static void check(NodeReport r, Instant now) {
+        checked(r, now).throwIfAny("The report was not applied");
+    }
+
+    /** Every problem of {@code r}, with its field path; empty when it may be applied. */
+    static java.util.List<String> errors(NodeReport r, Instant now) {
+        return checked(r, now).errors();
+    }
+
+    private static FieldChecks checked(NodeReport r, Instant now) {
         FieldChecks check = new FieldChecks();
         check.identifier("node", r.node());
         if (r.sequence() == null || r.sequence() <= 0) {
@@ -78,6 +87,11 @@ final class ReportChecks {
                 check.positive(at + ".memoryMib", g.memoryMib());
             }
             activity(check, at + ".activity", g.activity());
+            if (g.health() != null && g.health().state() != null && java.util.Arrays.stream(
+                    io.gpupool.domain.inventory.DeviceHealth.values()).noneMatch(h -> h.name().equals(g.health().state()))) {
+                check.error(at + ".health.state: one of " + java.util.Arrays.toString(
+                        io.gpupool.domain.inventory.DeviceHealth.values()) + ", was '" + FieldChecks.excerpt(g.health().state()) + "'");
+            }
             if (g.migInstances().size() > MAX_MIG_INSTANCES) {
                 check.error(at + ".migInstances: at most " + MAX_MIG_INSTANCES + ", got " + g.migInstances().size());
             }
@@ -101,7 +115,7 @@ final class ReportChecks {
                 activity(check, mat + ".activity", m.activity());
             }
         }
-        check.throwIfAny("The report was not applied");
+        return check;
     }
 
     private static void activity(FieldChecks check, String at, Activity a) {

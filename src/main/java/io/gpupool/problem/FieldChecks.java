@@ -61,6 +61,11 @@ public final class FieldChecks {
         return true;
     }
 
+    /** The errors found so far, in the order found. */
+    public List<String> errors() {
+        return List.copyOf(errors);
+    }
+
     public void error(String message) {
         errors.add(message);
     }

@@ -81,7 +81,8 @@ class PackageRulesTest {
                         "io.gpupool.auth..", "io.gpupool.catalog..", "io.gpupool.config..", "io.gpupool.fleet..", "io.gpupool.governance..",
                         "io.gpupool.inventory..", "io.gpupool.lease..", "io.gpupool.metrics..", "io.gpupool.policy..", "io.gpupool.pool..",
                         "io.gpupool.problem..", "io.gpupool.quota..", "io.gpupool.replay..", "io.gpupool.request..",
-                        "io.gpupool.snapshot..", "io.gpupool.store..", "io.gpupool.tenant..", "io.gpupool.cli..", "io.gpupool.webhook..")
+                        "io.gpupool.snapshot..", "io.gpupool.store..", "io.gpupool.tenant..", "io.gpupool.cli..", "io.gpupool.webhook..",
+                        "io.gpupool.clustersync..", "io.gpupool.prometheus..")
                 .check(classes);
     }
 
@@ -103,6 +104,8 @@ class PackageRulesTest {
                 .layer("telemetry").definedBy("io.gpupool.telemetry..")
                 .layer("inventory").definedBy("io.gpupool.inventory..")
                 .layer("nodereport").definedBy("io.gpupool.nodereport..")
+                .layer("clustersync").definedBy("io.gpupool.clustersync..")
+                .layer("prometheus").definedBy("io.gpupool.prometheus..")
                 .layer("tenancy").definedBy("io.gpupool.tenant..", "io.gpupool.pool..", "io.gpupool.quota..")
                 .layer("lease").definedBy("io.gpupool.lease..")
                 .layer("fleet").definedBy("io.gpupool.fleet..")
@@ -130,6 +133,9 @@ class PackageRulesTest {
                 .whereLayer("inventory").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "telemetry")
                 .whereLayer("nodereport").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "auth",
                         "agent", "telemetry", "inventory")
+                .whereLayer("clustersync").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "agent",
+                        "nodereport")
+                .whereLayer("prometheus").mayOnlyAccessLayers("domain", "snapshot", "store", "agent", "telemetry")
                 .whereLayer("tenancy").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
                 .whereLayer("lease").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
                 .whereLayer("fleet").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "tenancy")
@@ -142,7 +148,7 @@ class PackageRulesTest {
                 .whereLayer("webhook").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
                 .whereLayer("api").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "policy", "audit",
                         "auth", "governance", "inventory", "tenancy", "lease", "fleet", "profile", "request", "metrics", "webhook",
-                        "agent", "telemetry", "nodereport")
+                        "agent", "telemetry", "nodereport", "clustersync", "prometheus")
                 .whereLayer("cli").mayOnlyAccessLayers("agent", "catalog")
                 .whereLayer("application").mayOnlyAccessLayers("replay", "cli")
                 .whereLayer("api").mayNotBeAccessedByAnyLayer();
