@@ -47,7 +47,8 @@ function hierarchy(sites, clusters, navigate) {
       h('a', { href: '#/fleet' + query({ site: s.id }) }, `${s.name} (${s.id}, ${s.region || 'no region'})`),
       h('ul', {}, clusters.filter((c) => c.siteId === s.id).map((c) => h('li', {},
         h('a', { href: '#/fleet' + query({ site: s.id, cluster: c.id }) }, `${c.name} (${c.id})`),
-        c.interconnect ? h('span', { class: 'muted' }, ` · ${c.interconnect}`) : null)))))));
+        c.interconnect ? h('span', { class: 'muted' }, ` · ${c.interconnect}`) : null,
+        syncState(c.sync))))))));
 }
 
 /** A list the API pages ({items, page, size, total}), with its own pager. */
@@ -126,4 +127,13 @@ async function usageByPoolAndModel(deviceQuery) {
       { title: 'Measured cards', value: (r) => `${r.measured} of ${r.gpus}`, num: true },
     ], rows, { id: 'usage-table' }),
   ];
+}
+
+/** Where an imported cluster's inventory comes from and how fresh it is; a failing source says why. */
+function syncState(sync) {
+  if (!sync) return null;
+  const age = sync.ageSeconds == null ? '' : `, ${sync.ageSeconds} s ago`;
+  return sync.state === 'FAILING'
+    ? h('span', { class: 'problem-inline', role: 'note' }, ` · ${sync.source} sync FAILING: ${sync.error || 'no detail'} (last good state kept)`)
+    : h('span', { class: 'muted' }, ` · synced from ${sync.source}${age}`);
 }
