@@ -7,9 +7,11 @@ import io.gpupool.domain.lease.UsageSample;
 import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.policy.engine.CompiledPolicy;
 import io.gpupool.policy.engine.PolicyEngine;
+import io.gpupool.policy.profile.DeviceProfiles;
 import io.gpupool.request.decision.Outcome;
 import io.gpupool.request.scheduling.SimulatedScheduler;
 import io.gpupool.snapshot.PoolSnapshot;
+import io.gpupool.store.Changes;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -63,7 +65,22 @@ public final class Simulation {
 
     public PolicyRun run(String label, CompiledPolicy policy, PoolSnapshot fleet, Workload workload, Progress progress,
                          BooleanSupplier cancelled) {
-        return new Run(label, policy, fleet, workload).play(progress, cancelled);
+        return new Run(label, policy, profiled(fleet, policy, workload.from()), workload).play(progress, cancelled);
+    }
+
+    /**
+     * The fleet with the device profiles {@code policy} derives (tier, labels), as the service derives
+     * them when a policy is activated: a candidate's tiering is part of what is compared.
+     */
+    private PoolSnapshot profiled(PoolSnapshot fleet, CompiledPolicy policy, Instant at) {
+        DeviceProfiles.Derived derived = DeviceProfiles.derive(engine, policy, fleet, at);
+        if (!derived.evaluation().ok()) {
+            throw new IllegalStateException("Policy " + policy.version() + " failed deriving device profiles: "
+                    + derived.evaluation().errors());
+        }
+        Changes changes = Changes.uncommitted(fleet);
+        derived.profiles().values().stream().filter(p -> !p.sameAs(fleet.profiles().get(p.deviceId()))).forEach(changes::put);
+        return changes.after();
     }
 
     /** One run's state: the event queue, the scheduler and what happened to each job. */

@@ -147,7 +147,7 @@ class PackageRulesTest {
                         "auth", "governance", "inventory", "tenancy", "lease", "fleet", "profile", "request", "metrics", "webhook",
                         "agent", "telemetry", "nodereport", "simulation")
                 .whereLayer("cli").mayOnlyAccessLayers("agent", "catalog")
-                .whereLayer("application").mayOnlyAccessLayers("replay", "cli")
+                .whereLayer("application").mayOnlyAccessLayers("replay", "simulation", "cli")
                 .whereLayer("api").mayNotBeAccessedByAnyLayer();
     }
 }
