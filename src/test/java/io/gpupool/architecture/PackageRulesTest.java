@@ -139,7 +139,7 @@ class PackageRulesTest {
                         "allocator", "audit", "auth", "governance", "lease", "telemetry")
                 .whereLayer("replay").mayOnlyAccessLayers("domain", "snapshot", "allocator")
                 .whereLayer("simulation").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "policy",
-                        "allocator", "governance", "fleet", "request", "replay")
+                        "allocator", "audit", "governance", "fleet", "request", "replay")
                 .whereLayer("metrics").mayOnlyAccessLayers("domain", "snapshot", "store", "governance", "tenancy", "lease",
                         "request")
                 .whereLayer("webhook").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
