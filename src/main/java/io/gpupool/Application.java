@@ -2,6 +2,7 @@ package io.gpupool;
 
 import io.gpupool.cli.Cli;
 import io.gpupool.replay.ReplayCommand;
+import io.gpupool.simulation.SimulateCommand;
 import io.micronaut.runtime.Micronaut;
 import io.swagger.v3.oas.annotations.OpenAPIDefinition;
 import io.swagger.v3.oas.annotations.enums.SecuritySchemeType;
@@ -11,7 +12,7 @@ import io.swagger.v3.oas.annotations.security.SecurityScheme;
 
 /**
  * Entry point: with no arguments, {@code serve …} or only Micronaut properties it starts the REST
- * service; {@code replay …} runs the offline replay harness; anything else is the command line
+ * service; {@code replay …} runs the offline replay harness; {@code simulate …} the offline policy replay; anything else is the command line
  * ({@link Cli}), which never starts the server: an unknown command is a usage error (exit 2).
  * Every /api operation takes a bearer token ({@code auth.AuthFilter}); the spec says so once, here.
  */
@@ -25,6 +26,8 @@ public class Application {
     public static void main(String[] args) {
         if (Cli.startsServer(args)) {
             Micronaut.run(Application.class, Cli.serverArgs(args));
+        } else if ("simulate".equals(args[0])) {
+            System.exit(SimulateCommand.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
         } else if ("replay".equals(args[0])) {
             System.exit(ReplayCommand.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
         } else {

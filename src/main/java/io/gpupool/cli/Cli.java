@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
                 InventoryCommands.Pools.class, InventoryCommands.Quotas.class, WorkCommands.Requests.class,
                 WorkCommands.Leases.class, WorkCommands.Queue.class, WorkCommands.Decisions.class,
                 WorkCommands.Explain.class, PolicyCommands.class, WebhookCommands.class, ReportCommands.class, ImportCommand.class, RunCommand.class, AgentCommand.class},
-        footer = {"", "Also: 'serve [--micronaut.x=y…]' starts the server; 'replay' replays a trace.",
+        footer = {"", "Also: 'serve [--micronaut.x=y…]' starts the server; 'replay' replays a trace; 'simulate' replays a workload under several policies.",
                 "Connection: --url or GPUPOOL_URL (default http://localhost:8080),",
                 "--token or GPUPOOL_TOKEN, or url:/token: in ~/.config/gpupool/config.yaml.",
                 "Exit codes: 0 ok, 1 refused by the server (4xx), 2 usage,",

@@ -47,19 +47,36 @@ public class FleetImporter {
 
     private ImportSummary apply(FleetDocument doc, String hash, String source, String principal) {
         return workingSet.write((before, changes) -> {
-            ResolvedFleet fleet = new FleetResolver(before).resolve(doc);
-            Map<String, Counts> counts = new LinkedHashMap<>();
-            counts.put("sites", upsert(fleet.sites(), before.sites(), Site::id, changes::put));
-            counts.put("clusters", upsert(fleet.clusters(), before.clusters(), Cluster::id, changes::put));
-            counts.put("pools", upsert(fleet.pools(), before.pools(), Pool::id, changes::put));
-            counts.put("nodes", upsert(fleet.nodes(), before.nodes(), Node::id, changes::put));
-            counts.put("devices", upsert(fleet.devices(), before.devices(), Device::id, changes::put));
-            counts.put("tenants", upsert(fleet.tenants(), before.tenants(), Tenant::id, changes::put));
-            counts.put("quotas", upsert(fleet.quotas(), before.quotas(), Quota::key, changes::put));
-            ImportSummary summary = new ImportSummary(hash, true, counts);
+            ImportSummary summary = state(before, changes, doc, hash);
             changes.recordImport(source, hash, principal, clock.instant(), describe(summary));
             return summary;
         });
+    }
+
+    /**
+     * {@code before} with the fleet document {@code text} applied, as an import would apply it but
+     * never committed: the fleet a policy replay runs on when given a fleet file ("what if we add 16
+     * H100 nodes"). A document that does not parse or check is refused as an import refuses it.
+     */
+    public static io.gpupool.snapshot.PoolSnapshot applied(io.gpupool.snapshot.PoolSnapshot before, String text) {
+        io.gpupool.store.Changes changes = io.gpupool.store.Changes.uncommitted(before);
+        state(before, changes, FleetParser.parse(text, FleetParser.looksLikeYaml(text)), ContentHash.of(text));
+        return changes.after();
+    }
+
+    /** States the document's records that differ from {@code before}; counts what it created, updated and left. */
+    private static ImportSummary state(io.gpupool.snapshot.PoolSnapshot before, io.gpupool.store.Changes changes,
+                                       FleetDocument doc, String hash) {
+        ResolvedFleet fleet = new FleetResolver(before).resolve(doc);
+        Map<String, Counts> counts = new LinkedHashMap<>();
+        counts.put("sites", upsert(fleet.sites(), before.sites(), Site::id, changes::put));
+        counts.put("clusters", upsert(fleet.clusters(), before.clusters(), Cluster::id, changes::put));
+        counts.put("pools", upsert(fleet.pools(), before.pools(), Pool::id, changes::put));
+        counts.put("nodes", upsert(fleet.nodes(), before.nodes(), Node::id, changes::put));
+        counts.put("devices", upsert(fleet.devices(), before.devices(), Device::id, changes::put));
+        counts.put("tenants", upsert(fleet.tenants(), before.tenants(), Tenant::id, changes::put));
+        counts.put("quotas", upsert(fleet.quotas(), before.quotas(), Quota::key, changes::put));
+        return new ImportSummary(hash, true, counts);
     }
 
     /** Whether {@code text} is exactly what was last applied from {@code source}. */

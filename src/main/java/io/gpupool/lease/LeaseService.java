@@ -9,11 +9,13 @@ import io.gpupool.domain.decision.LoggedDecision;
 import io.gpupool.auth.Caller;
 import io.gpupool.problem.ProblemException;
 import io.gpupool.snapshot.PoolSnapshot;
+import io.gpupool.store.Mutation;
 import io.gpupool.store.WorkingSet;
 import jakarta.inject.Singleton;
 
 import java.time.Clock;
 import java.time.Instant;
+import java.util.function.Supplier;
 import java.time.temporal.ChronoUnit;
 import java.util.HashSet;
 import java.util.List;
@@ -51,17 +53,25 @@ public class LeaseService {
 
     public Lease release(String id, Caller caller) {
         get(id, caller);
-        Lease released = workingSet.write((before, changes) -> {
-            Lease lease = held(before, id, () -> changes.findLease(id).orElse(null));
-            Lease ended = LeaseTransitions.end(lease, LeaseState.RELEASED);
-            Instant now = clock.instant();
-            changes.update(ended).log(LoggedDecision.of(DecisionAction.RELEASE, lease.requestId(), id, lease.tenantId(),
-                    List.of(), null, "RELEASED_BY_HOLDER", "Released by " + caller.principal()), now);
-            changes.endRequestOf(ended, now);
-            return ended;
-        });
+        Lease released = workingSet.write(releasing(id, caller.principal(), clock::instant));
         usage.forget(id);
         return released;
+    }
+
+    /**
+     * The holder's release as a write: the lease ends RELEASED, logged, and its request ends with it.
+     * The live service and the policy replay's simulated holders release with this same write.
+     */
+    public static Mutation<Lease> releasing(String id, String principal, Supplier<Instant> clock) {
+        return (before, changes) -> {
+            Lease lease = held(before, id, () -> changes.findLease(id).orElse(null));
+            Lease ended = LeaseTransitions.end(lease, LeaseState.RELEASED);
+            Instant now = clock.get();
+            changes.update(ended).log(LoggedDecision.of(DecisionAction.RELEASE, lease.requestId(), id, lease.tenantId(),
+                    List.of(), null, "RELEASED_BY_HOLDER", "Released by " + principal), now);
+            changes.endRequestOf(ended, now);
+            return ended;
+        };
     }
 
     /** Extends the TTL by {@code ttlSeconds} from now; only an ACTIVE lease can be renewed. */

@@ -4,7 +4,6 @@ import io.gpupool.request.decision.Outcome;
 import io.gpupool.request.decision.PolicyPipeline;
 import io.gpupool.request.backfill.Backfill;
 import io.gpupool.request.input.QueueOrder;
-import io.gpupool.domain.request.BlockedBy;
 import io.gpupool.domain.request.WhyPending;
 import io.gpupool.domain.request.RequestState;
 import io.gpupool.domain.request.GpuRequest;
@@ -92,8 +91,7 @@ public class AllocationService {
             }
             return pipeline.submit(before, changes, request, now);
         });
-        if (outcome.kind() == Outcome.Kind.QUEUED && outcome.request().whyPending().blockedBy() == BlockedBy.CAPACITY
-                && !pipeline.reservations().hasHeadIn(outcome.request().whyPending().pool())) {
+        if (pipeline.makesNewHead(outcome)) {
             // A new head of its pool's queue: reserve for it now rather than at the next scheduling pass.
             workingSet.write((before, changes) -> pipeline.refreshReservations(before, clock.instant()));
         }
@@ -116,8 +114,18 @@ public class AllocationService {
     /** Cancels a queued request, or releases the lease of a placed one. */
     public GpuRequest cancel(String id, Caller caller) {
         get(id, caller);
-        return workingSet.write((before, changes) -> {
-            GpuRequest request = changes.findRequest(id).orElseThrow(() -> ProblemException.notFound("request", id));
+        return workingSet.write(cancelling(id, caller.principal(), clock::instant));
+    }
+
+    /**
+     * The owner's cancel as a write: a queued request leaves the queue, a placed one's lease is
+     * released. The live service and the policy replay's simulated owners cancel with this same write.
+     */
+    public static io.gpupool.store.Mutation<GpuRequest> cancelling(String id, String principal,
+                                                                  java.util.function.Supplier<Instant> clock) {
+        return (before, changes) -> {
+            GpuRequest request = Optional.ofNullable(before.queued().get(id)).or(() -> changes.findRequest(id))
+                    .orElseThrow(() -> ProblemException.notFound("request", id));
             if (request.state() == RequestState.ENDED) {
                 String lease = changes.findLease(String.valueOf(request.leaseId())).map(l -> " " + l.id() + " was " + l.state())
                         .orElse(" ended");
@@ -126,7 +134,7 @@ public class AllocationService {
             if (request.state().isFinal()) {
                 throw ProblemException.conflict("Request " + id + " is already " + request.state());
             }
-            Instant now = clock.instant();
+            Instant now = clock.get();
             if (request.leaseId() != null) {
                 Lease lease = before.lease(request.leaseId()).orElse(null);
                 if (lease != null) {
@@ -137,9 +145,9 @@ public class AllocationService {
             }
             GpuRequest cancelled = request.with(RequestState.CANCELLED, request.priority(), request.leaseId(), null, now);
             changes.update(cancelled).log(LoggedDecision.of(DecisionAction.CANCEL, id, request.leaseId(), request.tenantId(),
-                    List.of(), null, "CANCELLED_BY_OWNER", "Cancelled by " + caller.principal()), now);
+                    List.of(), null, "CANCELLED_BY_OWNER", "Cancelled by " + principal), now);
             return cancelled;
-        });
+        };
     }
 
     /** Nothing queued and nothing reserved: a scheduling pass over the queues has nothing to do. */

@@ -80,7 +80,7 @@ class PackageRulesTest {
                         "io.gpupool", "io.gpupool.allocator..", "io.gpupool.api..", "io.gpupool.audit..",
                         "io.gpupool.auth..", "io.gpupool.catalog..", "io.gpupool.config..", "io.gpupool.fleet..", "io.gpupool.governance..",
                         "io.gpupool.inventory..", "io.gpupool.lease..", "io.gpupool.metrics..", "io.gpupool.policy..", "io.gpupool.pool..",
-                        "io.gpupool.problem..", "io.gpupool.quota..", "io.gpupool.replay..", "io.gpupool.request..",
+                        "io.gpupool.problem..", "io.gpupool.quota..", "io.gpupool.replay..", "io.gpupool.request..", "io.gpupool.simulation..",
                         "io.gpupool.snapshot..", "io.gpupool.store..", "io.gpupool.tenant..", "io.gpupool.cli..", "io.gpupool.webhook..",
                         "io.gpupool.clustersync..", "io.gpupool.prometheus..")
                 .check(classes);
@@ -112,6 +112,7 @@ class PackageRulesTest {
                 .layer("profile").definedBy("io.gpupool.profile..")
                 .layer("request").definedBy("io.gpupool.request..")
                 .layer("replay").definedBy("io.gpupool.replay..")
+                .layer("simulation").definedBy("io.gpupool.simulation..")
                 .layer("metrics").definedBy("io.gpupool.metrics..")
                 .layer("webhook").definedBy("io.gpupool.webhook..")
                 .layer("api").definedBy("io.gpupool.api..")
@@ -143,14 +144,16 @@ class PackageRulesTest {
                 .whereLayer("request").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "policy",
                         "allocator", "audit", "auth", "governance", "lease", "telemetry")
                 .whereLayer("replay").mayOnlyAccessLayers("domain", "snapshot", "allocator")
+                .whereLayer("simulation").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "policy",
+                        "allocator", "audit", "governance", "fleet", "request", "replay")
                 .whereLayer("metrics").mayOnlyAccessLayers("domain", "snapshot", "store", "governance", "tenancy", "lease",
                         "request")
                 .whereLayer("webhook").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
                 .whereLayer("api").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "policy", "audit",
                         "auth", "governance", "inventory", "tenancy", "lease", "fleet", "profile", "request", "metrics", "webhook",
-                        "agent", "telemetry", "nodereport", "clustersync", "prometheus")
+                        "agent", "telemetry", "nodereport", "clustersync", "prometheus", "simulation")
                 .whereLayer("cli").mayOnlyAccessLayers("agent", "catalog")
-                .whereLayer("application").mayOnlyAccessLayers("replay", "cli")
+                .whereLayer("application").mayOnlyAccessLayers("replay", "simulation", "cli")
                 .whereLayer("api").mayNotBeAccessedByAnyLayer();
     }
 }

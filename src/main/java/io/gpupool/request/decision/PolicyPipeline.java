@@ -61,6 +61,16 @@ public final class PolicyPipeline {
         return backfill.refresh(before, now);
     }
 
+    /**
+     * Whether {@code outcome} queued a request that is now the head of its pool's queue: it is reserved
+     * for at once (a write of its own) rather than at the next scheduling pass.
+     */
+    public boolean makesNewHead(Outcome outcome) {
+        return outcome.kind() == Outcome.Kind.QUEUED && outcome.request().whyPending() != null
+                && outcome.request().whyPending().blockedBy() == io.gpupool.domain.request.BlockedBy.CAPACITY
+                && !backfill.current().hasHeadIn(outcome.request().whyPending().pool());
+    }
+
     public Backfill.Reservations reservations() {
         return backfill.current();
     }

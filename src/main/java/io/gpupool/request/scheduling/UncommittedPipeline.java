@@ -6,7 +6,6 @@ import io.gpupool.domain.inventory.Device;
 import io.gpupool.domain.lease.DeviceShare;
 import io.gpupool.domain.lease.Lease;
 import io.gpupool.domain.lease.LeaseState;
-import io.gpupool.domain.request.BlockedBy;
 import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.domain.request.WhyPending;
 import io.gpupool.governance.ActivePolicy;
@@ -106,8 +105,7 @@ public class UncommittedPipeline implements PipelineDryRun {
             Outcome outcome = model.write((before, changes) -> pipeline.submit(before, changes, request, now));
             if (outcome.kind() == Outcome.Kind.REFUSED || outcome.kind() == Outcome.Kind.AWAITING_APPROVAL) {
                 notQueued.put(request.id(), outcome); // not in the queue at the end: shown as the submission left it
-            } else if (outcome.kind() == Outcome.Kind.QUEUED && outcome.request().whyPending().blockedBy() == BlockedBy.CAPACITY
-                    && !pipeline.reservations().hasHeadIn(outcome.request().whyPending().pool())) {
+            } else if (pipeline.makesNewHead(outcome)) {
                 model.write((before, changes) -> pipeline.refreshReservations(before, now)); // a new head reserves
             }
         }

@@ -1,0 +1,212 @@
+package io.gpupool.request.scheduling;
+
+import io.gpupool.domain.decision.LoggedDecision;
+import io.gpupool.domain.lease.Lease;
+import io.gpupool.domain.lease.LeaseTransitions;
+import io.gpupool.domain.lease.UsageSample;
+import io.gpupool.domain.request.GpuRequest;
+import io.gpupool.governance.ActivePolicy;
+import io.gpupool.lease.LeaseService;
+import io.gpupool.policy.engine.CompiledPolicy;
+import io.gpupool.policy.engine.Evaluation;
+import io.gpupool.policy.engine.PolicyEngine;
+import io.gpupool.request.AllocationService;
+import io.gpupool.request.decision.Outcome;
+import io.gpupool.request.decision.PolicyPipeline;
+import io.gpupool.request.input.QueueOrder;
+import io.gpupool.snapshot.PoolSnapshot;
+import io.gpupool.store.Changes;
+import io.gpupool.store.Mutation;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * The live scheduler on simulated time, for the policy replay: the holders' and owners' writes
+ * (submit, release, cancel, heartbeat) and the scheduling loop's steps ({@link LifecycleScheduler#runOnce}:
+ * grace periods ending, the reclamation sweep when due, the queue pass) run on a chain of uncommitted
+ * models, each at the instant the caller gives. It is the same code the service runs — the decider,
+ * backfill, preemption and the sweep of {@link PolicyPipeline} and {@link LifecycleScheduler} — without
+ * a database, a wall clock or a thread; each decision goes to the {@link DecisionSink} as it is made
+ * and is not kept, so a replay of weeks holds only the current model. Not thread-safe: one replay, one
+ * scheduler.
+ */
+public final class SimulatedScheduler {
+    /** The intervals and limits the live service reads from {@code gpupool.*} (application.yml). */
+    public record Settings(Duration grace, Duration sweepEvery, Duration passEvery, int candidateNodes,
+                           Duration widenEvery, Duration passBudget) {
+        public static Settings defaults() {
+            return new Settings(Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofSeconds(5), 32,
+                    Duration.ofSeconds(30), Duration.ofMillis(250));
+        }
+    }
+
+    /** Where each decision goes, with the simulated instant its write was made at. */
+    public interface DecisionSink {
+        void logged(LoggedDecision decision, Instant at);
+    }
+
+    private final Streamed model;
+    private final PolicyEngine engine;
+    private final CompiledPolicy policy;
+    private final PolicyPipeline pipeline;
+    private final Settings settings;
+    private Instant lastSweep = Instant.EPOCH;
+    private String searchesResumeAt;
+
+    public SimulatedScheduler(PolicyEngine engine, CompiledPolicy policy, Settings settings, PoolSnapshot start,
+                              DecisionSink sink) {
+        this.model = new Streamed(start, sink);
+        this.engine = engine;
+        this.policy = policy;
+        this.settings = settings;
+        this.pipeline = new PolicyPipeline(engine, ActivePolicy.holding(policy), settings.grace(),
+                settings.candidateNodes(), settings.widenEvery());
+    }
+
+    public PoolSnapshot current() {
+        return model.current();
+    }
+
+    public Settings settings() {
+        return settings;
+    }
+
+    /** A request submitted at {@code at}, decided as {@code AllocationService.submit} decides it. */
+    public Outcome submit(GpuRequest request, Instant at) {
+        Outcome outcome = model.at(at).write((before, changes) -> pipeline.submit(before, changes, request, at));
+        if (pipeline.makesNewHead(outcome)) {
+            model.write((before, changes) -> pipeline.refreshReservations(before, at));
+        }
+        return outcome;
+    }
+
+    /** The holder releases its lease at {@code at}; empty when the lease no longer holds GPUs. */
+    public Optional<Lease> release(String leaseId, Instant at) {
+        if (model.current().lease(leaseId).isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(model.at(at).write(LeaseService.releasing(leaseId, "replay", () -> at)));
+    }
+
+    /** The owner cancels a request still queued at {@code at}; false when it is no longer queued. */
+    public boolean cancel(String requestId, Instant at) {
+        if (!model.current().queued().containsKey(requestId)) {
+            return false;
+        }
+        model.at(at).write(AllocationService.cancelling(requestId, "replay", () -> at));
+        return true;
+    }
+
+    /**
+     * Heartbeats heard up to {@code at} from these leases' holders, stated in one write: between two
+     * sweeps only the newest heartbeat of each lease is ever read, so one write per sweep says what a
+     * write per heartbeat would have.
+     */
+    public void heartbeats(Collection<Heartbeat> beats, Instant at) {
+        if (beats.isEmpty()) {
+            return;
+        }
+        model.at(at).write((before, changes) -> {
+            for (Heartbeat beat : beats) {
+                before.lease(beat.leaseId()).filter(l -> l.lastHeartbeat() == null || l.lastHeartbeat().isBefore(beat.at()))
+                        .ifPresent(l -> changes.update(LeaseTransitions.heartbeat(l, beat.at())));
+            }
+            return null;
+        });
+    }
+
+    /** A lease's holder last heard at {@code at}. */
+    public record Heartbeat(String leaseId, Instant at) {
+    }
+
+    /**
+     * One scheduling pass at {@code at}, as {@link LifecycleScheduler#runOnce}: notices that ran out
+     * end (their GPUs go to the request they were taken for), the policy's sweep runs when
+     * {@code sweepEvery} has passed since the last, over the usage samples given, then the queues
+     * are retried (skipped when nothing waits, as {@link QueuePass#run}). Returns how many queued
+     * requests it placed.
+     */
+    public int runOnce(Instant at, Supplier<Collection<UsageSample>> usage) {
+        model.at(at);
+        LifecycleScheduler.endGracePeriods(model, pipeline, at);
+        if (!at.isBefore(lastSweep.plus(settings.sweepEvery()))) {
+            sweep(usage.get(), at);
+            lastSweep = at;
+        }
+        if (model.current().queued().isEmpty() && pipeline.reservations().isEmpty()) {
+            return 0;
+        }
+        List<GpuRequest> order = QueueOrder.ordered(model.current());
+        int resumeAt = Math.max(0, order.stream().map(GpuRequest::id).toList().indexOf(searchesResumeAt));
+        PassBudget budget = PassBudget.starting(settings.passBudget(), resumeAt);
+        int placed = QueuePass.pass(model, pipeline, Clock.fixed(at, ZoneOffset.UTC), budget);
+        searchesResumeAt = budget.ranOutAt() < 0 || budget.ranOutAt() >= order.size() ? null : order.get(budget.ranOutAt()).id();
+        return placed;
+    }
+
+    /** The policy's reclamation sweep at {@code at} over {@code usage}; returns its evaluation. */
+    public Evaluation sweep(Collection<UsageSample> usage, Instant at) {
+        return LifecycleScheduler.sweep(model.at(at), engine, policy, usage, settings.grace(), at);
+    }
+
+    /** The earliest grace deadline after {@code after}, when the live scheduler wakes for it. */
+    public Optional<Instant> nextDeadline(Instant after) {
+        return model.current().underNotice().values().stream().map(Lease::deadline)
+                .filter(d -> d != null && d.isAfter(after)).min(Instant::compareTo);
+    }
+
+    /**
+     * Writes that are never committed, as {@link ModelWriter.Uncommitted}, whose decisions are handed
+     * on at once (stamped with the simulated instant of the step) instead of kept.
+     */
+    private static final class Streamed implements ModelWriter {
+        private final DecisionSink sink;
+        private PoolSnapshot current;
+        private Instant now = Instant.EPOCH;
+
+        Streamed(PoolSnapshot start, DecisionSink sink) {
+            this.current = start;
+            this.sink = sink;
+        }
+
+        Streamed at(Instant instant) {
+            this.now = instant;
+            return this;
+        }
+
+        @Override
+        public PoolSnapshot current() {
+            return current;
+        }
+
+        @Override
+        public <R> R write(Mutation<R> mutation) {
+            Changes changes = Changes.uncommitted(current);
+            R result = mutation.apply(current, changes);
+            current = changes.after();
+            changes.logged().forEach(d -> sink.logged(d, now));
+            return result;
+        }
+
+        @Override
+        public <T, R> R write(Mutation<T> first, Function<? super T, Mutation<R>> then) {
+            Changes one = Changes.uncommitted(current);
+            T firstResult = first.apply(current, one);
+            PoolSnapshot between = one.after();
+            Changes two = Changes.uncommitted(between);
+            R result = then.apply(firstResult).apply(between, two);
+            current = two.after(); // both steps or neither, as one queued write
+            one.logged().forEach(d -> sink.logged(d, now));
+            two.logged().forEach(d -> sink.logged(d, now));
+            return result;
+        }
+    }
+}

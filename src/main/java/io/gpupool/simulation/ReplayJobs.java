@@ -1,0 +1,273 @@
+package io.gpupool.simulation;
+
+import io.gpupool.fleet.FleetImporter;
+import io.gpupool.governance.ActivePolicy;
+import io.gpupool.governance.PolicyLifecycle;
+import io.gpupool.policy.engine.PolicyEngine;
+import io.gpupool.policy.ruleset.RuleSetLayering;
+import io.gpupool.problem.ProblemException;
+import io.gpupool.request.scheduling.SimulatedScheduler;
+import io.gpupool.snapshot.PoolSnapshot;
+import io.gpupool.store.WorkingSet;
+import io.micronaut.context.annotation.Value;
+import jakarta.annotation.PreDestroy;
+import jakarta.inject.Singleton;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * Policy replays as asynchronous jobs: every input is read and checked, and every policy compiled,
+ * when the job is asked for (a bad one is refused then, with its file, line and field); the runs
+ * themselves go one at a time on {@code gpupool.replay.threads} threads (default 1) at the lowest
+ * thread priority, so the lease path keeps the cores. Jobs and their files are kept in memory, the
+ * newest {@code gpupool.replay.keep} (default 20); a restart forgets them.
+ */
+@Singleton
+public class ReplayJobs {
+    private static final Logger LOG = LoggerFactory.getLogger(ReplayJobs.class);
+
+    private final RecordedHistory history;
+    private final PolicyLifecycle lifecycle;
+    private final ActivePolicy active;
+    private final PolicyEngine engine;
+    private final WorkingSet workingSet;
+    private final Clock clock;
+    private final SimulatedScheduler.Settings serviceSettings;
+    private final int keep;
+    private final ExecutorService runner;
+    private final Map<String, Entry> jobs = new ConcurrentHashMap<>();
+
+    ReplayJobs(RecordedHistory history, PolicyLifecycle lifecycle, ActivePolicy active, PolicyEngine engine,
+               WorkingSet workingSet, Clock clock,
+               @Value("${gpupool.preemption.grace:30s}") Duration grace,
+               @Value("${gpupool.reclamation.interval:30s}") Duration sweepEvery,
+               @Value("${gpupool.scheduler.interval:5s}") Duration passEvery,
+               @Value("${gpupool.preemption.candidate-nodes:32}") int candidateNodes,
+               @Value("${gpupool.preemption.widen-every:30s}") Duration widenEvery,
+               @Value("${gpupool.preemption.pass-budget:250ms}") Duration passBudget,
+               @Value("${gpupool.replay.threads:1}") int threads,
+               @Value("${gpupool.replay.keep:20}") int keep) {
+        this.history = history;
+        this.lifecycle = lifecycle;
+        this.active = active;
+        this.engine = engine;
+        this.workingSet = workingSet;
+        this.clock = clock;
+        this.serviceSettings = new SimulatedScheduler.Settings(grace, sweepEvery, passEvery, candidateNodes, widenEvery, passBudget);
+        this.keep = keep;
+        this.runner = Executors.newFixedThreadPool(Math.max(1, threads), r -> {
+            Thread t = new Thread(r, "gpupool-replay");
+            t.setDaemon(true);
+            t.setPriority(Thread.MIN_PRIORITY);
+            return t;
+        });
+    }
+
+    /** A prepared replay: what it runs, checked and compiled. */
+    record Prepared(PoolSnapshot fleet, Workload workload, List<PolicyReplay.Candidate> candidates,
+                    SimulatedScheduler.Settings settings, Duration sampleEvery) {
+    }
+
+    /** Checks {@code ask} and queues its run; refuses bad input before anything runs. */
+    public ReplayJob submit(ReplayAsk ask) {
+        Prepared prepared = prepare(ask);
+        String id = UUID.randomUUID().toString();
+        Entry entry = new Entry(id, prepared, clock.instant());
+        jobs.put(id, entry);
+        forgetOld();
+        entry.future = runner.submit(() -> run(entry));
+        return entry.view();
+    }
+
+    public ReplayJob get(String id) {
+        return find(id).view();
+    }
+
+    /** The bytes of one of a finished job's files. */
+    public byte[] file(String id, String name) {
+        Entry e = find(id);
+        byte[] content = e.files == null ? null : e.files.get(name);
+        if (content == null) {
+            throw ProblemException.notFound("replay file", name);
+        }
+        return content;
+    }
+
+    public ReplayJob cancel(String id) {
+        Entry e = find(id);
+        e.cancelled = true;
+        if (e.future != null && e.state == ReplayJob.State.QUEUED) {
+            e.future.cancel(false);
+            e.finish(ReplayJob.State.CANCELLED, "cancelled before it started", clock.instant());
+        }
+        return e.view();
+    }
+
+    /** Runs an already checked replay on the caller's thread (the fidelity test, tools). */
+    public PolicyReplay.Result runNow(ReplayAsk ask) {
+        Prepared p = prepare(ask);
+        return PolicyReplay.run(new Simulation(engine, p.settings(), p.sampleEvery()), p.fleet(), p.workload(), p.candidates(),
+                (run, runs, label, done) -> { }, () -> false);
+    }
+
+    Prepared prepare(ReplayAsk ask) {
+        if (ask == null) {
+            throw ProblemException.invalid("A replay body is required: a workload (history, workload or trace) and policies");
+        }
+        int workloads = (ask.history() != null ? 1 : 0) + (ask.workload() != null ? 1 : 0) + (ask.trace() != null ? 1 : 0);
+        if (workloads != 1) {
+            throw ProblemException.invalid("Give exactly one workload: 'history' {from, to}, 'workload' (CSV text) or 'trace' {pods, nodes}");
+        }
+        if ((ask.policies() == null || ask.policies().isEmpty()) && ask.upload() == null) {
+            throw ProblemException.invalid("policies: name at least one ('active' or a stored version number), or give an 'upload'");
+        }
+        try {
+            PoolSnapshot fleet;
+            Workload workload;
+            if (ask.history() != null) {
+                RecordedHistory.Recorded recorded = history.window(ask.history().from(), ask.history().to());
+                fleet = recorded.fleet();
+                workload = recorded.workload();
+            } else if (ask.trace() != null) {
+                if (ask.trace().pods() == null || ask.trace().nodes() == null) {
+                    throw ProblemException.invalid("trace: both 'pods' and 'nodes' (CSV text) are required");
+                }
+                AlibabaTrace.Replayable t = AlibabaTrace.load("trace.pods", ask.trace().pods(), "trace.nodes", ask.trace().nodes());
+                fleet = t.fleet();
+                workload = t.workload();
+            } else {
+                workload = WorkloadCsv.parse("workload", ask.workload(), null);
+                fleet = workingSet.current();
+            }
+            if (ask.fleet() != null) {
+                fleet = FleetImporter.applied(ask.history() != null || ask.trace() == null ? fleet : PoolSnapshot.empty(), ask.fleet());
+            }
+            List<PolicyReplay.Candidate> candidates = new ArrayList<>();
+            for (String p : ask.policies() == null ? List.<String>of() : ask.policies()) {
+                candidates.add(policy(p));
+            }
+            if (ask.upload() != null) {
+                candidates.add(RuleSetPolicies.compile("upload", RuleSetLayering.resolve(ask.upload()).ruleSet().withVersion("upload")));
+            }
+            ReplayAsk.Settings s = ask.settings();
+            SimulatedScheduler.Settings settings = s == null ? serviceSettings : new SimulatedScheduler.Settings(serviceSettings.grace(),
+                    s.sweepEvery() == null ? serviceSettings.sweepEvery() : SimulateCommand.duration("settings.sweepEvery", s.sweepEvery()),
+                    s.passEvery() == null ? serviceSettings.passEvery() : SimulateCommand.duration("settings.passEvery", s.passEvery()),
+                    serviceSettings.candidateNodes(), serviceSettings.widenEvery(), serviceSettings.passBudget());
+            Duration sample = s == null || s.sampleEvery() == null ? Duration.ofMinutes(10)
+                    : SimulateCommand.duration("settings.sampleEvery", s.sampleEvery());
+            return new Prepared(fleet, workload, candidates, settings, sample);
+        } catch (WorkloadInputException e) {
+            throw ProblemException.unprocessable("The replay's input does not check: " + e.getMessage(), List.of(e.getMessage()));
+        }
+    }
+
+    private PolicyReplay.Candidate policy(String spec) {
+        if ("active".equals(spec)) {
+            ActivePolicy.Active current = active.current();
+            return new PolicyReplay.Candidate("active", current.policy());
+        }
+        long version;
+        try {
+            version = Long.parseLong(spec.startsWith("v") ? spec.substring(1) : spec);
+        } catch (NumberFormatException e) {
+            throw ProblemException.invalid("policies: 'active' or a stored version number, was '"
+                    + io.gpupool.problem.FieldChecks.excerpt(spec) + "'");
+        }
+        lifecycle.version(version); // 404 when there is no such version
+        return RuleSetPolicies.compile("v" + version, lifecycle.load(version));
+    }
+
+    private void run(Entry e) {
+        if (e.cancelled) {
+            return;
+        }
+        e.state = ReplayJob.State.RUNNING;
+        Prepared p = e.prepared;
+        try {
+            PolicyReplay.Result result = PolicyReplay.run(new Simulation(engine, p.settings(), p.sampleEvery()), p.fleet(),
+                    p.workload(), p.candidates(), (run, runs, label, done) -> {
+                        e.progress = (run + done) / runs;
+                        e.running = label;
+                    }, () -> e.cancelled);
+            Map<String, byte[]> files = ReplayOutput.files(result, CostModel.NONE);
+            e.summary = ReplayReport.summary(result, CostModel.NONE);
+            e.files = files; // published last: a job is DONE with all its files or none
+            e.progress = 1;
+            e.finish(ReplayJob.State.DONE, null, clock.instant());
+        } catch (CancellationException c) {
+            e.finish(ReplayJob.State.CANCELLED, c.getMessage(), clock.instant());
+        } catch (RuntimeException | OutOfMemoryError x) {
+            LOG.error("Replay job {} failed", e.id, x);
+            e.finish(ReplayJob.State.FAILED, "The replay failed midway and kept nothing: " + x, clock.instant());
+        }
+    }
+
+    private Entry find(String id) {
+        return Optional.ofNullable(jobs.get(id)).orElseThrow(() -> ProblemException.notFound("replay job", id));
+    }
+
+    private void forgetOld() {
+        if (jobs.size() <= keep) {
+            return;
+        }
+        jobs.values().stream().filter(j -> j.finishedAt != null).sorted(java.util.Comparator.comparing(j -> j.submittedAt))
+                .limit(jobs.size() - keep).map(j -> j.id).toList().forEach(jobs::remove);
+    }
+
+    @PreDestroy
+    void stop() {
+        jobs.values().forEach(j -> j.cancelled = true);
+        runner.shutdownNow();
+    }
+
+    /** One job's mutable state, written by its runner thread and read by callers. */
+    private static final class Entry {
+        final String id;
+        final Prepared prepared;
+        final Instant submittedAt;
+        volatile ReplayJob.State state = ReplayJob.State.QUEUED;
+        volatile double progress;
+        volatile String running;
+        volatile boolean cancelled;
+        volatile Instant finishedAt;
+        volatile String error;
+        volatile List<ReplayReport.SummaryRow> summary;
+        volatile Map<String, byte[]> files;
+        volatile Future<?> future;
+
+        Entry(String id, Prepared prepared, Instant submittedAt) {
+            this.id = id;
+            this.prepared = prepared;
+            this.submittedAt = submittedAt;
+        }
+
+        void finish(ReplayJob.State how, String why, Instant at) {
+            error = why;
+            finishedAt = at;
+            state = how;
+        }
+
+        ReplayJob view() {
+            Map<String, byte[]> f = files;
+            return new ReplayJob(id, state, progress, running, prepared.workload().description(),
+                    prepared.candidates().stream().map(PolicyReplay.Candidate::label).toList(), submittedAt, finishedAt, error,
+                    state == ReplayJob.State.DONE ? summary : List.of(), f == null ? List.of() : new ArrayList<>(new LinkedHashMap<>(f).keySet()));
+        }
+    }
+}

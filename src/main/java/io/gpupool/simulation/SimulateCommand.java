@@ -1,0 +1,172 @@
+package io.gpupool.simulation;
+
+import io.gpupool.fleet.FleetImporter;
+import io.gpupool.policy.engine.PolicyEngine;
+import io.gpupool.problem.ProblemException;
+import io.gpupool.request.scheduling.SimulatedScheduler;
+import io.gpupool.snapshot.PoolSnapshot;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code gpupool simulate}: replays a workload file — the Alibaba 2023 trace on its node list, or the
+ * generic CSV on a fleet file — under one or more policies ({@code default} or rule-set directories)
+ * and writes the replay's files to {@code --out} (docs/policy-replay.md). Every input is read and
+ * checked, and every policy compiled, before the first run; exit code 2 names the file, line and
+ * field of bad input, 1 a run that failed (nothing is written then), 0 success.
+ */
+@Command(name = "simulate", mixinStandardHelpOptions = true,
+        description = "Replay a workload under several policies and compare them (summary.csv, charts).")
+public final class SimulateCommand implements Callable<Integer> {
+    @Option(names = "--trace", description = "Alibaba 2023 pod list (openb_pod_list_*.csv); needs --nodes")
+    Path trace;
+    @Option(names = "--nodes", description = "Alibaba 2023 node list (openb_node_list_gpu_node.csv)")
+    Path nodes;
+    @Option(names = "--workload", description = "generic workload CSV (docs/policy-replay.md); needs --fleet")
+    Path workload;
+    @Option(names = "--fleet", description = "fleet file (YAML or JSON, as POST /api/v1/fleet) to replay on")
+    Path fleet;
+    @Option(names = "--policy", required = true, description = "default or a rule-set directory; repeat to compare (the first is the baseline)")
+    List<String> policies;
+    @Option(names = "--out", required = true, description = "output folder (must not hold a replay already)")
+    Path out;
+    @Option(names = "--sweep-every", defaultValue = "30s", description = "reclamation sweep interval (the service's gpupool.reclamation.interval, default ${DEFAULT-VALUE})")
+    String sweepEvery;
+    @Option(names = "--pass-every", defaultValue = "5s", description = "scheduling pass interval (gpupool.scheduler.interval, default ${DEFAULT-VALUE})")
+    String passEvery;
+    @Option(names = "--grace", defaultValue = "30s", description = "preemption grace period (gpupool.preemption.grace, default ${DEFAULT-VALUE})")
+    String grace;
+    @Option(names = "--sample-every", defaultValue = "10m", description = "fleet sample interval for the time series (default ${DEFAULT-VALUE})")
+    String sampleEvery;
+    @Option(names = "--no-progress", description = "no progress bar")
+    boolean noProgress;
+
+    private final PrintStream stdout;
+    private final PrintStream stderr;
+
+    public SimulateCommand() {
+        this(System.out, System.err);
+    }
+
+    SimulateCommand(PrintStream stdout, PrintStream stderr) {
+        this.stdout = stdout;
+        this.stderr = stderr;
+    }
+
+    public static int run(String... args) {
+        return new CommandLine(new SimulateCommand()).execute(args);
+    }
+
+    @Override
+    public Integer call() {
+        PoolSnapshot start;
+        Workload work;
+        List<PolicyReplay.Candidate> candidates = new ArrayList<>();
+        SimulatedScheduler.Settings settings;
+        Duration sample;
+        try {
+            settings = new SimulatedScheduler.Settings(duration("--grace", grace), duration("--sweep-every", sweepEvery),
+                    duration("--pass-every", passEvery), 32, Duration.ofSeconds(30), Duration.ofMillis(250));
+            sample = duration("--sample-every", sampleEvery);
+            ReplayOutput.requireWritable(out);
+            if ((trace == null) == (workload == null)) {
+                throw new WorkloadInputException("command line", 0, "--trace/--workload", "give exactly one of --trace (with --nodes) and --workload (with --fleet)");
+            }
+            if (trace != null) {
+                if (nodes == null) {
+                    throw new WorkloadInputException("command line", 0, "--nodes", "--trace needs the node list (--nodes)");
+                }
+                AlibabaTrace.Replayable t = AlibabaTrace.load(trace.toString(), read(trace), nodes.toString(), read(nodes));
+                start = fleet == null ? t.fleet() : onFleet(t.fleet());
+                work = t.workload();
+            } else {
+                if (fleet == null) {
+                    throw new WorkloadInputException("command line", 0, "--fleet", "--workload needs the fleet it ran on (--fleet)");
+                }
+                work = WorkloadCsv.parse(workload.toString(), read(workload), null);
+                start = onFleet(PoolSnapshot.empty());
+            }
+            for (String p : policies) {
+                candidates.add(RuleSetPolicies.load(p));
+            }
+        } catch (WorkloadInputException e) {
+            stderr.println("simulate: " + e.getMessage());
+            return 2;
+        }
+        stderr.println("simulate: " + work.description() + " on " + start.devices().size() + " GPUs, " + work.from() + " to "
+                + work.to() + ", under " + String.join(", ", policies));
+        long began = System.nanoTime();
+        try {
+            PolicyReplay.Result result = PolicyReplay.run(new Simulation(new PolicyEngine(), settings, sample), start, work,
+                    candidates, this::progress, () -> false);
+            Map<String, byte[]> files = ReplayOutput.files(result, CostModel.NONE);
+            ReplayOutput.write(out, files);
+            stdout.printf("simulate: %d policies replayed in %.1f s; wrote %s to %s%n", candidates.size(),
+                    (System.nanoTime() - began) / 1e9, String.join(", ", files.keySet()), out);
+            return 0;
+        } catch (IOException | RuntimeException e) {
+            stderr.println();
+            stderr.println("simulate: the replay failed, nothing was written: " + e);
+            return 1;
+        }
+    }
+
+    private void progress(int run, int runs, String label, double done) {
+        if (noProgress) {
+            return;
+        }
+        int width = 30;
+        int filled = (int) Math.round(done * width);
+        stderr.print("\r[" + "#".repeat(filled) + " ".repeat(width - filled) + "] " + (run + 1) + "/" + runs + " " + label
+                + String.format(" %3.0f%%", done * 100) + "    ");
+        if (done >= 1 && run == runs - 1) {
+            stderr.println();
+        }
+        stderr.flush();
+    }
+
+    private PoolSnapshot onFleet(PoolSnapshot base) {
+        try {
+            return FleetImporter.applied(base, read(fleet));
+        } catch (ProblemException e) {
+            throw new WorkloadInputException(fleet.toString(), 0, null, e.getMessage());
+        }
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (NoSuchFileException e) {
+            throw new WorkloadInputException(file.toString(), 0, null, "no such file");
+        } catch (IOException e) {
+            throw new WorkloadInputException(file.toString(), 0, null, "cannot be read: " + e.getMessage());
+        }
+    }
+
+    /** A duration such as 30s, 5m, 2h or 500ms. */
+    static Duration duration(String option, String text) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)(ms|s|m|h)").matcher(text.trim());
+        if (!m.matches() || Long.parseLong(m.group(1)) == 0) {
+            throw new WorkloadInputException("command line", 0, option, "a positive duration such as 30s, 5m or 1h, was '" + text + "'");
+        }
+        long n = Long.parseLong(m.group(1));
+        return switch (m.group(2)) {
+            case "ms" -> Duration.ofMillis(n);
+            case "s" -> Duration.ofSeconds(n);
+            case "m" -> Duration.ofMinutes(n);
+            default -> Duration.ofHours(n);
+        };
+    }
+}
