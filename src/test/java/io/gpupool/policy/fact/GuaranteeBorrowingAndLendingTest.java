@@ -163,6 +163,16 @@ class GuaranteeBorrowingAndLendingTest {
     }
 
     @Test
+    void aPoolLendsWhatItsOrganisationsLendAndNothingOfTheTeamsReserves() {
+        PoolFact training = facts.pools().get(0);
+
+        assertThat(training.capacityMilli()).isEqualTo(8000);
+        assertThat(training.freeMilli()).isEqualTo(8000 - 1500);
+        assertThat(training.lendableMilli()).as("acme lends 3 of its 6.5 idle GPUs; every card is guaranteed")
+                .isEqualTo(3000);
+    }
+
+    @Test
     void anOrganisationHasNoAncestorToBorrowFrom() {
         TenantFact acme = facts.tenants().stream().filter(f -> f.tenantId().equals("acme")).findFirst().orElseThrow();
 
