@@ -73,7 +73,7 @@ class RuleSetComparisonTest {
     void defaultRuleSetLoadsRulesAndTestsFromTheClasspath() {
         RuleSet set = RuleSetFiles.defaultRuleSet();
 
-        assertThat(set.ruleFiles().keySet()).allMatch(p -> p.matches("(tiering|admission|priority|quota|preemption|reclamation)/.+\\.drl"));
+        assertThat(set.ruleFiles().keySet()).allMatch(p -> p.matches("(tiering|admission|approval|priority|quota|preemption|reclamation)/.+\\.drl"));
         assertThat(set.testFiles()).isNotEmpty();
         assertThat(RuleSource.of(set)).hasSizeGreaterThan(25);
     }
