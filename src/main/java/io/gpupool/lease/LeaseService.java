@@ -53,8 +53,8 @@ public class LeaseService {
         get(id, caller);
         Lease released = workingSet.write((before, changes) -> {
             Lease lease = held(before, id, () -> changes.findLease(id).orElse(null));
-            Lease ended = LeaseTransitions.end(lease, LeaseState.RELEASED);
             Instant now = clock.instant();
+            Lease ended = LeaseTransitions.end(lease, LeaseState.RELEASED, now);
             changes.update(ended).log(LoggedDecision.of(DecisionAction.RELEASE, lease.requestId(), id, lease.tenantId(),
                     List.of(), null, "RELEASED_BY_HOLDER", "Released by " + caller.principal()), now);
             changes.endRequestOf(ended, now);

@@ -111,6 +111,7 @@ class PackageRulesTest {
                 .layer("replay").definedBy("io.gpupool.replay..")
                 .layer("metrics").definedBy("io.gpupool.metrics..")
                 .layer("webhook").definedBy("io.gpupool.webhook..")
+                .layer("accounting").definedBy("io.gpupool.accounting..")
                 .layer("api").definedBy("io.gpupool.api..")
                 .layer("cli").definedBy("io.gpupool.cli..")
                 .layer("application").definedBy("io.gpupool")
@@ -140,9 +141,10 @@ class PackageRulesTest {
                 .whereLayer("metrics").mayOnlyAccessLayers("domain", "snapshot", "store", "governance", "tenancy", "lease",
                         "request")
                 .whereLayer("webhook").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
+                .whereLayer("accounting").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
                 .whereLayer("api").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "policy", "audit",
                         "auth", "governance", "inventory", "tenancy", "lease", "fleet", "profile", "request", "metrics", "webhook",
-                        "agent", "telemetry", "nodereport")
+                        "agent", "telemetry", "nodereport", "accounting")
                 .whereLayer("cli").mayOnlyAccessLayers("agent", "catalog")
                 .whereLayer("application").mayOnlyAccessLayers("replay", "cli")
                 .whereLayer("api").mayNotBeAccessedByAnyLayer();
