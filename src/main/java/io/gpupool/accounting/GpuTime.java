@@ -14,7 +14,8 @@ import java.util.Map;
  *
  * <pre>level(s) × (e − s) + Σ over its changes at t in [s, e) of change × (e − t)</pre>
  *
- * and the database hands each hour's Σ change and Σ change × t. Exact integer arithmetic throughout:
+ * and the database hands each hour's Σ change and Σ change × t. A bucket is counted up to the
+ * window's {@code until} (the present): changes are never later than that. Exact integer arithmetic throughout:
  * the figures add up to the millisecond (the conservation test relies on it).
  */
 final class GpuTime {
@@ -44,9 +45,10 @@ final class GpuTime {
             long[] out = new long[n];
             boolean any = false;
             for (int b = 0; b < n; b++) {
-                long t = Math.multiplyExact(running, window.widthMs(b));
+                long t = Math.multiplyExact(running, window.countedWidthMs(b));
                 if (delta != null) {
-                    t = Math.addExact(t, Math.subtractExact(Math.multiplyExact(delta[b], window.endOffsetMs(b)), deltaT[b]));
+                    t = Math.addExact(t, Math.subtractExact(Math.multiplyExact(delta[b], window.countedEndOffsetMs(b)),
+                            deltaT[b]));
                     running += delta[b];
                 }
                 out[b] = t;

@@ -98,7 +98,9 @@ public class PriceBook {
         if (check.text("effectiveFrom", change.effectiveFrom())) {
             try {
                 effective = Instant.parse(change.effectiveFrom().trim());
-                if (!effective.equals(effective.truncatedTo(ChronoUnit.HOURS))) {
+                if (effective.isBefore(ReportWindow.EARLIEST) || effective.isAfter(ReportWindow.LATEST)) {
+                    check.error("effectiveFrom: " + effective + " is outside the years 2000 to 9999");
+                } else if (!effective.equals(effective.truncatedTo(ChronoUnit.HOURS))) {
                     check.error("effectiveFrom: " + effective + " is not a whole hour (a priced hour has one rate)");
                 }
             } catch (DateTimeParseException e) {

@@ -15,10 +15,14 @@ import java.util.Locale;
  * calendar boundaries (the first and last bucket may be partial). Whole hours because the ledger is
  * summed per hour in the database; prices change on whole hours too, so a priced hour has one rate.
  */
-public record ReportWindow(Instant from, Instant to, Step step, List<Instant> starts) {
+public record ReportWindow(Instant from, Instant to, Step step, List<Instant> starts, Instant until) {
     public ReportWindow {
         starts = List.copyOf(starts);
     }
+
+    /** The instants a report or a price may name (the databases' timestamps hold them all). */
+    static final Instant EARLIEST = Instant.parse("2000-01-01T00:00:00Z");
+    static final Instant LATEST = Instant.parse("9999-12-31T00:00:00Z");
 
     /** The most buckets a report may have (a year of hours): keeps an answer's size bounded. */
     static final int MAX_BUCKETS = 8_784;
@@ -54,7 +58,16 @@ public record ReportWindow(Instant from, Instant to, Step step, List<Instant> st
         if (!errors.isEmpty()) {
             throw ProblemException.invalid("The report's period is not valid", errors);
         }
-        return of(start, end, s);
+        ReportWindow window = of(start, end, s);
+        return now.isBefore(end) ? window.until(now.isAfter(start) ? now : start) : window;
+    }
+
+    /**
+     * The same window counted only up to {@code at} (the present, for a window that reaches into the
+     * future): no lease or card is assumed to go on holding time that has not happened yet.
+     */
+    ReportWindow until(Instant at) {
+        return new ReportWindow(from, to, step, starts, at);
     }
 
     public static ReportWindow of(Instant from, Instant to, Step step) {
@@ -66,7 +79,7 @@ public record ReportWindow(Instant from, Instant to, Step step, List<Instant> st
                         + " cuts " + from + " to " + to + " into more than " + MAX_BUCKETS + " buckets; use a longer step"));
             }
         }
-        return new ReportWindow(from, to, step, starts);
+        return new ReportWindow(from, to, step, starts, to);
     }
 
     /** The same window cut also at {@code instants} (inside it): pieces that each lie in one bucket. */
@@ -77,12 +90,16 @@ public record ReportWindow(Instant from, Instant to, Step step, List<Instant> st
                 all.add(t);
             }
         }
-        return new ReportWindow(from, to, step, new ArrayList<>(all));
+        return new ReportWindow(from, to, step, new ArrayList<>(all), until);
     }
 
     private static Instant instant(String name, String value, List<String> errors) {
         try {
             Instant t = Instant.parse(value.trim());
+            if (t.isBefore(EARLIEST) || t.isAfter(LATEST)) {
+                errors.add(name + ": " + value.trim() + " is outside the years 2000 to 9999");
+                return null;
+            }
             if (!t.equals(t.truncatedTo(ChronoUnit.HOURS))) {
                 errors.add(name + ": " + value.trim() + " is not a whole hour (reports count whole UTC hours)");
                 return null;
@@ -111,8 +128,15 @@ public record ReportWindow(Instant from, Instant to, Step step, List<Instant> st
         return end(bucket).toEpochMilli() - from.toEpochMilli();
     }
 
-    long widthMs(int bucket) {
-        return end(bucket).toEpochMilli() - starts.get(bucket).toEpochMilli();
+    /** A bucket's counted end (its end, or {@code until} when that comes first) in milliseconds from {@code from}. */
+    long countedEndOffsetMs(int bucket) {
+        return Math.max(Math.min(end(bucket).toEpochMilli(), until.toEpochMilli()), starts.get(bucket).toEpochMilli())
+                - from.toEpochMilli();
+    }
+
+    /** How much of a bucket is counted: all of it, or what lies before {@code until}. */
+    long countedWidthMs(int bucket) {
+        return countedEndOffsetMs(bucket) - (starts.get(bucket).toEpochMilli() - from.toEpochMilli());
     }
 
     /** The bucket that hour {@code hour} of the window (0-based) falls in. */

@@ -9,7 +9,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The GPU time leases held on cards while those cards were not healthy, per pool and model and
+ * The GPU time leases held on cards while those cards were out of service (UNKNOWN, UNHEALTHY,
+ * OFFLINE), per pool and model and
  * bucket: a lease keeps a card until reclamation ends it, and that time is the tenant's, not the
  * broken capacity's. Computed by walking each such card's own entries in time order (only cards that
  * were ever not healthy, a small part of a fleet).
@@ -24,7 +25,7 @@ final class UnhealthyTime {
             byDevice.computeIfAbsent(e.deviceId(), k -> new ArrayList<>()).add(e);
         }
         long from = window.from().toEpochMilli();
-        long to = window.to().toEpochMilli();
+        long to = window.until().toEpochMilli();
         Map<List<String>, long[]> time = new HashMap<>();
         for (List<LedgerEntryRow> device : byDevice.values()) {
             long broken = 0; // capacity (milli) open in a state other than HEALTHY
@@ -42,7 +43,7 @@ final class UnhealthyTime {
                 }
                 LedgerEntryRow e = device.get(i);
                 if (LedgerEntryRow.DEVICE.equals(e.subject())) {
-                    if (!"HEALTHY".equals(e.state())) {
+                    if (!schedulable(e.state())) {
                         broken += e.deltaMilli();
                     }
                     if (e.deltaMilli() > 0) {
@@ -55,6 +56,11 @@ final class UnhealthyTime {
             }
         }
         return time;
+    }
+
+    /** Whether a card in this health takes work (HEALTHY, DEGRADED); the rest is broken capacity. */
+    static boolean schedulable(String health) {
+        return io.gpupool.domain.inventory.DeviceHealth.valueOf(health).schedulable();
     }
 
     /** Adds {@code milli} over [start, end) to the buckets it spans. */

@@ -109,7 +109,7 @@ public class UsageReports {
 
     /**
      * The fleet's GPU time per (pool, model) and bucket: [0] all capacity, [1] allocated to leases,
-     * [2] capacity not HEALTHY, [3] held by leases on cards that were not healthy.
+     * [2] capacity out of service (UNKNOWN, UNHEALTHY, OFFLINE), [3] held by leases on such cards.
      */
     Map<List<String>, long[][]> capacityByPoolAndModel(ReportWindow w) {
         long from = w.from().toEpochMilli();
@@ -120,7 +120,7 @@ public class UsageReports {
         Map<List<String>, long[][]> sums = new HashMap<>();
         for (Map.Entry<List<String>, long[]> e : devices.entrySet()) {
             long[][] s = sums.computeIfAbsent(e.getKey().subList(0, 2), k -> new long[4][w.buckets()]);
-            boolean healthy = "HEALTHY".equals(e.getKey().get(2));
+            boolean healthy = UnhealthyTime.schedulable(e.getKey().get(2));
             for (int b = 0; b < w.buckets(); b++) {
                 s[0][b] += e.getValue()[b];
                 if (!healthy) {

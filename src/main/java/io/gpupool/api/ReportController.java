@@ -1,12 +1,16 @@
 package io.gpupool.api;
 
+import io.gpupool.accounting.CostReport;
+import io.gpupool.accounting.CostReports;
 import io.gpupool.accounting.Dimension;
+import io.gpupool.accounting.Statement;
 import io.gpupool.accounting.ReportWindow;
 import io.gpupool.accounting.UsageReport;
 import io.gpupool.accounting.UsageReports;
 import io.gpupool.auth.Allow;
 import io.gpupool.auth.Caller;
 import io.gpupool.auth.Role;
+import io.gpupool.store.LedgerHistory;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
@@ -28,9 +32,20 @@ import java.util.List;
 @Controller("/api/v1/reports")
 public class ReportController {
     private final UsageReports usage;
+    private final CostReports cost;
+    private final LedgerHistory history;
 
-    ReportController(UsageReports usage) {
+    ReportController(UsageReports usage, CostReports cost, LedgerHistory history) {
         this.usage = usage;
+        this.cost = cost;
+        this.history = history;
+    }
+
+    /** The ledger's lease entries against the same entries rebuilt from the lease history ({@code intact}: equal). */
+    @Get("/ledger/check")
+    @Allow({Role.ADMIN, Role.VIEWER})
+    public LedgerHistory.Check ledgerCheck() {
+        return history.check();
     }
 
     @Get("/usage")
@@ -43,6 +58,43 @@ public class ReportController {
         ReportWindow window = usage.window(from, to, step);
         UsageReport report = usage.usage(window, dims, caller);
         return Csv.wanted(request) ? usageCsv(report) : HttpResponse.ok(report);
+    }
+
+    @Get("/cost")
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    @Produces({MediaType.APPLICATION_JSON, Csv.TYPE})
+    public HttpResponse<?> cost(@Nullable @QueryValue String from, @Nullable @QueryValue String to,
+                                @Nullable @QueryValue String step, @Nullable @QueryValue String groupBy,
+                                HttpRequest<?> request, @Parameter(hidden = true) Caller caller) {
+        List<Dimension> dims = Dimension.parse(groupBy);
+        CostReport report = cost.cost(usage.window(from, to, step), dims, caller);
+        return Csv.wanted(request) ? costCsv(report.groupBy(), report.rows()) : HttpResponse.ok(report);
+    }
+
+    /** A tenant's monthly statement ({@code month=2027-01}): its and its teams' cost lines and totals. */
+    @Get("/statement")
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    @Produces({MediaType.APPLICATION_JSON, Csv.TYPE})
+    public HttpResponse<?> statement(@Nullable @QueryValue String tenant, @Nullable @QueryValue String month,
+                                     HttpRequest<?> request, @Parameter(hidden = true) Caller caller) {
+        Statement statement = cost.statement(tenant, month, caller);
+        return Csv.wanted(request) ? costCsv(List.of("tenant", "pool", "model", "funding"), statement.lines())
+                : HttpResponse.ok(statement);
+    }
+
+    private static HttpResponse<String> costCsv(List<String> groupBy, List<CostReport.Row> rows) {
+        List<String> header = new ArrayList<>(List.of("bucket"));
+        header.addAll(groupBy);
+        header.addAll(List.of("currency", "gpuHours", "cost", "unpricedGpuHours"));
+        Csv csv = Csv.header(header);
+        for (CostReport.Row r : rows) {
+            List<Object> line = new ArrayList<>(List.of(r.bucket()));
+            groupBy.forEach(g -> line.add(r.group().get(g)));
+            line.add(r.currency());
+            line.addAll(List.of(r.gpuHours(), r.cost(), r.unpricedGpuHours()));
+            csv.row(line);
+        }
+        return csv.response();
     }
 
     /** Long format: one line per bucket, group and series (used, or the fleet's four capacity figures). */

@@ -3,6 +3,7 @@ package io.gpupool.store;
 import io.gpupool.domain.inventory.Device;
 import io.gpupool.domain.lease.DeviceShare;
 import io.gpupool.domain.lease.Lease;
+import io.gpupool.domain.lease.LeaseState;
 import io.gpupool.store.row.LedgerEntryRow;
 
 import java.time.Instant;
@@ -23,7 +24,7 @@ public final class LedgerEntries {
 
     /** The entries of {@code lease} starting; {@code modelOf} names each share's device's card model. */
     public static List<LedgerEntryRow> opened(Lease lease, Function<String, String> modelOf) {
-        return shares(lease, lease.createdAt(), 1, lease.state().name(), modelOf);
+        return shares(lease, lease.createdAt(), 1, LeaseState.ACTIVE.name(), modelOf); // every lease starts ACTIVE
     }
 
     /** The entries of {@code ended} (a lease that stopped holding GPUs at its {@code endedAt}) ending. */

@@ -80,12 +80,14 @@ public class LedgerStore {
     }
 
     /**
-     * Every entry before {@code toMs} of the devices whose capacity was ever not HEALTHY before then,
+     * Every entry before {@code toMs} of the devices that were ever out of service (not HEALTHY or
+     * DEGRADED) before then,
      * device and lease entries both, in time order: what splits their time into held, free and broken.
      */
     public List<LedgerEntryRow> entriesOfDevicesEverUnhealthy(long toMs) {
         String sql = "SELECT " + ALL + " FROM ledger_entry WHERE at_ms < ? AND device_id IN (SELECT u.device_id"
-                + " FROM ledger_entry u WHERE u.subject = 'DEVICE' AND u.state <> 'HEALTHY' AND u.at_ms < ?)"
+                + " FROM ledger_entry u WHERE u.subject = 'DEVICE' AND u.state NOT IN ('HEALTHY', 'DEGRADED')"
+                + " AND u.at_ms < ?)"
                 + " ORDER BY at_ms, id";
         return read(sql, List.of(toMs, toMs));
     }
