@@ -54,7 +54,7 @@ public enum Dimension {
             }
         }
         if (!errors.isEmpty()) {
-            throw ProblemException.invalid("The report's grouping is not valid", errors);
+            throw ProblemException.invalid("The report's grouping is not valid: " + errors.get(0), errors);
         }
         return List.copyOf(dims);
     }

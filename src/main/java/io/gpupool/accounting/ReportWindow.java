@@ -56,7 +56,7 @@ public record ReportWindow(Instant from, Instant to, Step step, List<Instant> st
             }
         }
         if (!errors.isEmpty()) {
-            throw ProblemException.invalid("The report's period is not valid", errors);
+            throw ProblemException.invalid("The report's period is not valid: " + errors.get(0), errors);
         }
         ReportWindow window = of(start, end, s);
         return now.isBefore(end) ? window.until(now.isAfter(start) ? now : start) : window;
