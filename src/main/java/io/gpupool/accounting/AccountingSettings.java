@@ -1,6 +1,5 @@
 package io.gpupool.accounting;
 
-import io.gpupool.problem.ProblemException;
 import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
 
@@ -37,8 +36,8 @@ public class AccountingSettings {
         try {
             this.idlePayer = IdlePayer.valueOf(idlePayer.trim().replace('-', '_').toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw ProblemException.invalid("gpupool.accounting.reserved-idle-payer: '" + idlePayer
-                    + "' is not one of guarantee-holders, users, platform");
+            throw new IllegalArgumentException("gpupool.accounting.reserved-idle-payer: '" + idlePayer
+                    + "' is not one of guarantee-holders, users, platform", e);
         }
     }
 
