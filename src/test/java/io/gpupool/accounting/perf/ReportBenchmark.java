@@ -47,7 +47,10 @@ public final class ReportBenchmark {
                 "gpupool.accounting.retention", "100000d");
         try (ApplicationContext context = ApplicationContext.run(props)) {
             long t0 = System.nanoTime();
-            long rows = fill(context.getBean(DataSource.class), gpus, leases);
+            // The bean is Micronaut Data's connection-bound proxy; filling needs plain connections of its own.
+            DataSource plain = io.micronaut.data.connection.jdbc.advice.DelegatingDataSource.unwrapDataSource(
+                    context.getBean(DataSource.class));
+            long rows = fill(plain, gpus, leases);
             System.out.printf("ledger: %d entries (%d cards, %d leases over 30 days) written in %.1f s%n", rows, gpus,
                     leases, (System.nanoTime() - t0) / 1e9);
             UsageReports usage = context.getBean(UsageReports.class);
