@@ -14,13 +14,17 @@ import java.util.function.Function;
 final class Table {
     static final int MAX_CELL = 80;
 
-    private record Column(String header, Function<JsonNode, String> cell) {
+    record Column(String header, Function<JsonNode, String> cell) {
     }
 
     private final List<Column> columns = new ArrayList<>();
 
     static Table of() {
         return new Table();
+    }
+
+    List<Column> columns() {
+        return List.copyOf(columns);
     }
 
     /** A column showing the text at a JSON pointer ("/poolId", "/card/family"); "-" when absent. */

@@ -65,8 +65,8 @@ public class LeaseService {
     public static Mutation<Lease> releasing(String id, String principal, Supplier<Instant> clock) {
         return (before, changes) -> {
             Lease lease = held(before, id, () -> changes.findLease(id).orElse(null));
-            Lease ended = LeaseTransitions.end(lease, LeaseState.RELEASED);
             Instant now = clock.get();
+            Lease ended = LeaseTransitions.end(lease, LeaseState.RELEASED, now);
             changes.update(ended).log(LoggedDecision.of(DecisionAction.RELEASE, lease.requestId(), id, lease.tenantId(),
                     List.of(), null, "RELEASED_BY_HOLDER", "Released by " + principal), now);
             changes.endRequestOf(ended, now);

@@ -138,7 +138,7 @@ public class AllocationService {
             if (request.leaseId() != null) {
                 Lease lease = before.lease(request.leaseId()).orElse(null);
                 if (lease != null) {
-                    Lease released = LeaseTransitions.end(lease, LeaseState.RELEASED);
+                    Lease released = LeaseTransitions.end(lease, LeaseState.RELEASED, now);
                     changes.update(released).log(LoggedDecision.of(DecisionAction.RELEASE, id, lease.id(), lease.tenantId(),
                             List.of(), null, "CANCELLED_BY_OWNER", "Request cancelled; its lease is released"), now);
                 }

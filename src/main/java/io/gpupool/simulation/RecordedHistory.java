@@ -104,7 +104,7 @@ public class RecordedHistory {
             jobs.add(new Job(ask, recorded.createdAt(), runsFor, heartbeatsFor, u == null ? Double.NaN : u[0] / u[1],
                     cancelledQueued.get(recorded.id()), "request " + recorded.id()));
         }
-        return new Recorded(emptied(workingSet.current()), new Workload(jobs, from, to,
+        return new Recorded(emptied(workingSet.current(), from), new Workload(jobs, from, to,
                 "history " + from + ".." + to + ": " + jobs.size() + " requests"), logged);
     }
 
@@ -139,10 +139,10 @@ public class RecordedHistory {
     }
 
     /** The fleet with no lease held and no request queued: where the window's replay starts. */
-    private static PoolSnapshot emptied(PoolSnapshot now) {
+    private static PoolSnapshot emptied(PoolSnapshot now, Instant from) {
         Changes changes = Changes.uncommitted(now);
         for (Lease l : now.leases().values()) {
-            changes.update(io.gpupool.domain.lease.LeaseTransitions.end(l, io.gpupool.domain.lease.LeaseState.RELEASED));
+            changes.update(io.gpupool.domain.lease.LeaseTransitions.end(l, io.gpupool.domain.lease.LeaseState.RELEASED, from));
         }
         for (GpuRequest r : now.queued().values()) {
             changes.update(r.with(RequestState.CANCELLED, r.priority(), null, null, r.updatedAt()));

@@ -1,5 +1,6 @@
 package io.gpupool.store;
 
+import io.gpupool.store.row.LedgerEntryRow;
 import io.gpupool.store.row.UsageSampleRow;
 import io.gpupool.store.row.FleetImportRow;
 import io.gpupool.store.row.DecisionLogRow;
@@ -20,7 +21,9 @@ import io.gpupool.snapshot.PoolSnapshotBuilder;
 import io.gpupool.store.RowBuffer.Kind;
 
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -49,9 +52,14 @@ public final class Changes {
     private final List<LoggedDecision> logged = new java.util.ArrayList<>();
     /** Model records this write inserted: put again, they are updates. */
     private final Set<String> inserted = new HashSet<>();
+    /** Devices this write put, as last put (the ledger compares a device's capacity with its previous state). */
+    private final Map<String, Device> devicesPut = new HashMap<>();
+    /** When this write runs: the time of the ledger's capacity entries (a lease carries its own times). */
+    private final Instant now;
 
-    Changes(PoolSnapshot before, List<RowBuffer> earlier, PoolStore database) {
+    Changes(PoolSnapshot before, List<RowBuffer> earlier, PoolStore database, Instant now) {
         this.before = before;
+        this.now = now;
         this.next = before.toBuilder();
         this.rows = new RowBuffer();
         this.earlier = earlier;
@@ -64,7 +72,7 @@ public final class Changes {
      * a database, and {@link #after()} is the model the write would have published.
      */
     public static Changes uncommitted(PoolSnapshot before) {
-        return new Changes(before, List.of(), null);
+        return new Changes(before, List.of(), null, before.takenAt());
     }
 
     /** The model with this write's changes, as a commit would publish it ({@code before} when none). */
@@ -104,6 +112,9 @@ public final class Changes {
 
     public Changes put(Device d) {
         add(Kind.DEVICE, d, "device:" + d.id(), before.devices().containsKey(d.id()));
+        Device previous = devicesPut.containsKey(d.id()) ? devicesPut.get(d.id()) : before.devices().get(d.id());
+        ledger(LedgerEntries.capacity(previous, d, now));
+        devicesPut.put(d.id(), d);
         next.device(d);
         return this;
     }
@@ -171,16 +182,36 @@ public final class Changes {
         return this;
     }
 
+    /** A new lease; one that holds GPUs opens its GPU time in the accounting ledger. */
     public Changes insert(Lease lease) {
         rows.add(Kind.LEASE_INSERT, lease, false);
+        if (lease.state().holdsDevices()) {
+            ledger(LedgerEntries.opened(lease, this::modelOf));
+        }
         next.lease(lease);
         return this;
     }
 
+    /** A changed lease; one that stops holding GPUs closes its GPU time in the ledger at its {@code endedAt}. */
     public Changes update(Lease lease) {
+        Lease previous = rows.lease(lease.id()).orElseGet(() -> before.leases().get(lease.id()));
         rows.add(Kind.LEASE_UPDATE, lease, true);
+        if (previous != null && previous.state().holdsDevices() && !lease.state().holdsDevices()) {
+            ledger(LedgerEntries.closed(lease, this::modelOf));
+        }
         next.lease(lease);
         return this;
+    }
+
+    private void ledger(List<LedgerEntryRow> entries) {
+        for (LedgerEntryRow entry : entries) {
+            rows.add(Kind.LEDGER, entry, false);
+        }
+    }
+
+    private String modelOf(String deviceId) {
+        Device d = devicesPut.containsKey(deviceId) ? devicesPut.get(deviceId) : before.devices().get(deviceId);
+        return d == null ? "unknown" : d.model();
     }
 
     // --- records that are not part of the snapshot ---

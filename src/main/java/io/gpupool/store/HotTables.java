@@ -1,5 +1,6 @@
 package io.gpupool.store;
 
+import io.gpupool.store.row.LedgerEntryRow;
 import io.gpupool.store.row.UsageSampleRow;
 import io.gpupool.store.row.LeaseShareRow;
 import io.gpupool.store.row.LeaseRow;
@@ -69,7 +70,10 @@ final class HotTables {
             column("notice_for", TEXT, LeaseRow::noticeFor),
             column("notice_rules", TEXT, LeaseRow::noticeRules),
             column("notice_policy_version", TEXT, LeaseRow::noticePolicyVersion),
-            column("notice_reason", TEXT, LeaseRow::noticeReason)));
+            column("notice_reason", TEXT, LeaseRow::noticeReason),
+            column("priority_class", TEXT, LeaseRow::priorityClass),
+            column("lender_id", TEXT, LeaseRow::lenderId),
+            column("ended_at", TIME, LeaseRow::endedAt)));
 
     static final Table<LeaseShareRow> SHARE = new Table<>("lease_share", "id", List.of(
             column("lease_id", TEXT, LeaseShareRow::leaseId),
@@ -94,4 +98,19 @@ final class HotTables {
             column("at", TIME, UsageSampleRow::at),
             column("utilisation", REAL, UsageSampleRow::utilisation),
             column("memory_used_mib", LONG, UsageSampleRow::memoryUsedMib)));
+
+    static final Table<LedgerEntryRow> LEDGER = new Table<>("ledger_entry", "id", List.of(
+            column("at_ms", LONG, LedgerEntryRow::atMs),
+            column("subject", TEXT, LedgerEntryRow::subject),
+            column("delta_milli", INT, LedgerEntryRow::deltaMilli),
+            column("device_id", TEXT, LedgerEntryRow::deviceId),
+            column("model", TEXT, LedgerEntryRow::model),
+            column("pool_id", TEXT, LedgerEntryRow::poolId),
+            column("lease_id", TEXT, LedgerEntryRow::leaseId),
+            column("tenant_id", TEXT, LedgerEntryRow::tenantId),
+            column("kind", TEXT, LedgerEntryRow::kind),
+            column("priority_class", TEXT, LedgerEntryRow::priorityClass),
+            column("funding", TEXT, LedgerEntryRow::funding),
+            column("lender_id", TEXT, LedgerEntryRow::lenderId),
+            column("state", TEXT, LedgerEntryRow::state)));
 }

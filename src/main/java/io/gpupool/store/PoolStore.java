@@ -13,6 +13,7 @@ import io.gpupool.store.row.GpuRequestRepository;
 import io.gpupool.store.row.FleetImportRepository;
 import io.gpupool.store.row.DeviceRepository;
 import io.gpupool.store.row.ClusterRepository;
+import io.gpupool.store.row.LedgerEntryRow;
 import io.gpupool.store.row.UsageSampleRow;
 import io.gpupool.store.row.TenantRow;
 import io.gpupool.store.row.SiteRow;
@@ -108,6 +109,7 @@ public class PoolStore {
         List<Lease> leaseUpdates = new ArrayList<>();
         List<DecisionLogRow> decisions = new ArrayList<>();
         List<UsageSampleRow> usage = new ArrayList<>();
+        List<LedgerEntryRow> ledger = new ArrayList<>();
         for (RowBuffer rows : batch) {
             for (Op op : rows.ops()) {
                 switch (op.kind()) {
@@ -127,6 +129,7 @@ public class PoolStore {
                     case LEASE_UPDATE -> leaseUpdates.add((Lease) op.row());
                     case DECISION -> decisions.add((DecisionLogRow) op.row());
                     case USAGE -> usage.add((UsageSampleRow) op.row());
+                    case LEDGER -> ledger.add((LedgerEntryRow) op.row());
                 }
             }
         }
@@ -140,6 +143,7 @@ public class PoolStore {
                     .update(HotTables.LEASE, leaseUpdates.stream().map(LeaseRow::of).toList())
                     .insert(HotTables.DECISION, decisions)
                     .insert(HotTables.USAGE, usage)
+                    .insert(HotTables.LEDGER, ledger)
                     .run(connection, epoch);
         } catch (SQLException e) {
             throw new DataAccessException("Writing the batch's rows failed: " + e.getMessage(), e);

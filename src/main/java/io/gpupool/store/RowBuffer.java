@@ -20,7 +20,7 @@ final class RowBuffer {
     /** What a row does: the model's records are upserts (by {@code exists}), the rest inserts or updates. */
     enum Kind {
         SITE, CLUSTER, NODE, DEVICE, PROFILE, POOL, TENANT, QUOTA, QUOTA_DELETE, FLEET_IMPORT,
-        REQUEST_INSERT, REQUEST_UPDATE, LEASE_INSERT, LEASE_UPDATE, DECISION, USAGE
+        REQUEST_INSERT, REQUEST_UPDATE, LEASE_INSERT, LEASE_UPDATE, DECISION, USAGE, LEDGER
     }
 
     record Op(Kind kind, Object row, boolean exists) {

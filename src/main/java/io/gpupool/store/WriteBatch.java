@@ -88,7 +88,7 @@ final class WriteBatch {
 
     /** Applies one mutation to {@code before}; the snapshot after it is {@code before} itself when it changed nothing. */
     private Stepped step(Mutation<?> mutation, PoolSnapshot before) {
-        Changes changes = new Changes(before, rows, store);
+        Changes changes = new Changes(before, rows, store, clock.instant());
         running = changes;
         nestedFailure = null;
         Object result;

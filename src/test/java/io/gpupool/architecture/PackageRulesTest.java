@@ -115,6 +115,7 @@ class PackageRulesTest {
                 .layer("simulation").definedBy("io.gpupool.simulation..")
                 .layer("metrics").definedBy("io.gpupool.metrics..")
                 .layer("webhook").definedBy("io.gpupool.webhook..")
+                .layer("accounting").definedBy("io.gpupool.accounting..")
                 .layer("api").definedBy("io.gpupool.api..")
                 .layer("cli").definedBy("io.gpupool.cli..")
                 .layer("application").definedBy("io.gpupool")
@@ -149,9 +150,10 @@ class PackageRulesTest {
                 .whereLayer("metrics").mayOnlyAccessLayers("domain", "snapshot", "store", "governance", "tenancy", "lease",
                         "request")
                 .whereLayer("webhook").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
+                .whereLayer("accounting").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
                 .whereLayer("api").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "policy", "audit",
                         "auth", "governance", "inventory", "tenancy", "lease", "fleet", "profile", "request", "metrics", "webhook",
-                        "agent", "telemetry", "nodereport", "clustersync", "prometheus", "simulation")
+                        "agent", "telemetry", "nodereport", "clustersync", "prometheus", "simulation", "accounting")
                 .whereLayer("cli").mayOnlyAccessLayers("agent", "catalog")
                 .whereLayer("application").mayOnlyAccessLayers("replay", "simulation", "cli")
                 .whereLayer("api").mayNotBeAccessedByAnyLayer();

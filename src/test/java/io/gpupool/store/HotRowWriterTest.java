@@ -83,7 +83,8 @@ class HotRowWriterTest extends WriterHarnessTest {
                 .createdAt(NOW).expiresAt(NOW.plusSeconds(3600)).lastHeartbeat(NOW.plusSeconds(1))
                 .deadline(NOW.plusSeconds(120))
                 .notice(new Notice("hot-preemptor", List.of("Higher priority preempts lower", "second rule"), "v3",
-                        "LOWER_PRIORITY")).build();
+                        "LOWER_PRIORITY")).priorityClass("production").lender("hot-lender").endedAt(NOW.plusSeconds(7200))
+                .build();
         Lease sparseLease = Leases.lease("hot-lease-sparse").request("hot-sparse").tenant("hot").pool("hot-pool")
                 .kind(WorkloadKind.DEV).createdAt(NOW).build();
         LoggedDecision admitted = LoggedDecision.of(DecisionAction.ADMIT, "hot-full", "hot-lease-full", "hot",

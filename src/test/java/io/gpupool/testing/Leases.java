@@ -32,7 +32,8 @@ public final class Leases {
         return new Builder(l.id()).request(l.requestId()).tenant(l.tenantId()).pool(l.poolId()).kind(l.kind())
                 .priority(l.priority()).preemptible(l.preemptible()).borrowed(l.borrowed()).gang(l.gangId())
                 .state(l.state()).shares(l.shares()).createdAt(l.createdAt()).expiresAt(l.expiresAt())
-                .lastHeartbeat(l.lastHeartbeat()).deadline(l.deadline()).notice(l.notice());
+                .lastHeartbeat(l.lastHeartbeat()).deadline(l.deadline()).notice(l.notice())
+                .priorityClass(l.priorityClass()).lender(l.lenderId()).endedAt(l.endedAt());
     }
 
     public static final class Builder {
@@ -52,6 +53,9 @@ public final class Leases {
         private Instant lastHeartbeat;
         private Instant deadline;
         private Notice notice;
+        private String priorityClass;
+        private String lenderId;
+        private Instant endedAt;
 
         private Builder(String id) {
             this.id = id;
@@ -73,6 +77,9 @@ public final class Leases {
         public Builder lastHeartbeat(Instant value) { lastHeartbeat = value; return this; }
         public Builder deadline(Instant value) { deadline = value; return this; }
         public Builder notice(Notice value) { notice = value; return this; }
+        public Builder priorityClass(String value) { priorityClass = value; return this; }
+        public Builder lender(String value) { lenderId = value; return this; }
+        public Builder endedAt(Instant value) { endedAt = value; return this; }
 
         /** Holds the whole of {@code deviceId}. */
         public Builder whole(String deviceId) { return share(deviceId, DeviceShare.WHOLE); }
@@ -88,7 +95,7 @@ public final class Leases {
 
         public Lease build() {
             return new Lease(id, requestId, tenantId, poolId, kind, priority, preemptible, borrowed, gangId, state,
-                    shares, createdAt, expiresAt, lastHeartbeat, deadline, notice);
+                    shares, createdAt, expiresAt, lastHeartbeat, deadline, notice, priorityClass, lenderId, endedAt);
         }
     }
 }

@@ -16,6 +16,14 @@ import java.util.concurrent.atomic.AtomicReference;
 @Replaces(Clock.class)
 public class TestClock extends Clock {
     private final AtomicReference<Duration> offset = new AtomicReference<>(Duration.ZERO);
+    /** When set, the clock stands at this instant (plus what tests advance it by) instead of following real time. */
+    private final AtomicReference<Instant> frozenAt = new AtomicReference<>();
+
+    /** Stops the clock at {@code at}: from now on only {@link #advance} moves it (exact times in accounting tests). */
+    public void freezeAt(Instant at) {
+        offset.set(Duration.ZERO);
+        frozenAt.set(at);
+    }
 
     public void advance(Duration by) {
         offset.updateAndGet(d -> d.plus(by));
@@ -33,6 +41,7 @@ public class TestClock extends Clock {
 
     @Override
     public Instant instant() {
-        return Instant.now().truncatedTo(ChronoUnit.MICROS).plus(offset.get()); // as ClockFactory's clock
+        Instant frozen = frozenAt.get();
+        return (frozen != null ? frozen : Instant.now().truncatedTo(ChronoUnit.MICROS)).plus(offset.get()); // as ClockFactory's clock
     }
 }

@@ -129,7 +129,7 @@ public final class RequestDecider {
             Lease lease = new Lease(UUID.randomUUID().toString(), request.id(), request.tenantId(), p.pool(),
                     request.kind(), level, preemptible, borrowed, request.gangSize() > 1 ? request.id() : null,
                     LeaseState.ACTIVE, shares, now, request.ttlSeconds() > 0 ? now.plusSeconds(request.ttlSeconds()) : null,
-                    now, null);
+                    now, null, null, request.priorityClass(), borrowed ? p.quota().lenderId() : null, null);
             changes.insert(lease);
             GpuRequest placed = request.with(RequestState.PLACED, level, lease.id(), null, now);
             save(changes, placed, isNew);

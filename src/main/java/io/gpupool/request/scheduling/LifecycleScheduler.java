@@ -263,7 +263,8 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
                 }
                 Notice notice = current.notice();
                 String preemptor = notice == null ? null : notice.forRequest();
-                Lease gone = LeaseTransitions.end(current, preemptor != null ? LeaseState.PREEMPTED : LeaseState.RECLAIMED);
+                Lease gone = LeaseTransitions.end(current, preemptor != null ? LeaseState.PREEMPTED : LeaseState.RECLAIMED,
+                        now);
                 changes.update(gone).log(LoggedDecision.of(preemptor != null ? DecisionAction.PREEMPT : DecisionAction.RECLAIM,
                         preemptor != null ? preemptor : current.requestId(), current.id(), current.tenantId(),
                         notice == null ? List.of() : notice.ruleNames(), notice == null ? null : notice.policyVersion(),
@@ -348,7 +349,7 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
         }
         boolean immediate = order.cause() == ReclaimCause.TTL_EXPIRED || order.cause() == ReclaimCause.UNHEALTHY_DEVICE;
         Lease changed = immediate ? LeaseTransitions.end(lease,
-                order.cause() == ReclaimCause.TTL_EXPIRED ? LeaseState.EXPIRED : LeaseState.RECLAIMED)
+                order.cause() == ReclaimCause.TTL_EXPIRED ? LeaseState.EXPIRED : LeaseState.RECLAIMED, now)
                 : LeaseTransitions.notice(lease, now.plus(grace),
                 new Notice(null, List.of(order.ruleName()), order.policyVersion(), order.reasonCode()));
         changes.update(changed);

@@ -1,0 +1,186 @@
+package io.gpupool.store;
+
+import io.gpupool.store.row.LedgerEntryRow;
+import io.micronaut.transaction.TransactionOperations;
+import jakarta.inject.Singleton;
+
+import java.math.BigDecimal;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * Reads the accounting ledger ({@code ledger_entry}, written by the writer with each change:
+ * {@link LedgerEntries}). The sums a report needs are taken in the database, per group and hour, so
+ * what crosses the wire follows the report's groups and hours, not the number of leases.
+ */
+@Singleton
+public class LedgerStore {
+    /** The ledger's columns a report may group by. */
+    public enum Column {
+        TENANT("tenant_id"), POOL("pool_id"), MODEL("model"), KIND("kind"), PRIORITY_CLASS("priority_class"),
+        FUNDING("funding"), LENDER("lender_id"), STATE("state"), DEVICE("device_id"), LEASE("lease_id");
+
+        final String sql;
+
+        Column(String sql) {
+            this.sql = sql;
+        }
+    }
+
+    /** A group's level (the sum of its changes) before the window. */
+    public record Level(List<String> key, long milli) {
+    }
+
+    /**
+     * A group's changes in one hour of the window: their sum, and the sum of each change times its
+     * offset in milliseconds from the window's start (what the GPU time up to a later instant needs).
+     */
+    public record HourChanges(List<String> key, int hour, long milli, BigDecimal milliTimesOffset) {
+    }
+
+    static final long HOUR_MS = 3_600_000L;
+    private final TransactionOperations<Connection> tx;
+
+    LedgerStore(TransactionOperations<Connection> tx) {
+        this.tx = tx;
+    }
+
+    /**
+     * Per group of {@code columns}, the sum of the {@code subject}'s changes before {@code fromMs}
+     * (its level at the window's start); {@code tenants} (null: all) restricts lease entries.
+     */
+    public List<Level> levels(String subject, List<Column> columns, long fromMs, Collection<String> tenants) {
+        String keys = keys(columns);
+        String sql = "SELECT " + keys + (keys.isEmpty() ? "" : ", ") + "SUM(delta_milli) FROM ledger_entry"
+                + " WHERE subject = ? AND at_ms < ?" + tenantFilter(tenants)
+                + (keys.isEmpty() ? "" : " GROUP BY " + keys);
+        return query(sql, subject, fromMs, tenants, rs -> {
+            long milli = number(rs, columns.size() + 1).longValueExact();
+            return milli == 0 ? null : new Level(key(rs, columns), milli);
+        });
+    }
+
+    /** Per group and hour of [{@code fromMs}, {@code toMs}) (whole hours from {@code fromMs}), the changes. */
+    public List<HourChanges> hours(String subject, List<Column> columns, long fromMs, long toMs,
+                                   Collection<String> tenants) {
+        String keys = keys(columns);
+        String hour = "(at_ms - " + fromMs + ") / " + HOUR_MS;
+        String sql = "SELECT " + keys + (keys.isEmpty() ? "" : ", ") + hour + ", SUM(delta_milli),"
+                + " SUM(CAST(delta_milli AS BIGINT) * (at_ms - " + fromMs + ")) FROM ledger_entry"
+                + " WHERE subject = ? AND at_ms >= " + fromMs + " AND at_ms < ?" + tenantFilter(tenants)
+                + " GROUP BY " + keys + (keys.isEmpty() ? "" : ", ") + hour;
+        int n = columns.size();
+        return query(sql, subject, toMs, tenants, rs -> new HourChanges(key(rs, columns),
+                (int) rs.getLong(n + 1), number(rs, n + 2).longValueExact(), number(rs, n + 3)));
+    }
+
+    /**
+     * Every entry before {@code toMs} of the devices that were ever out of service (not HEALTHY or
+     * DEGRADED) before then,
+     * device and lease entries both, in time order: what splits their time into held, free and broken.
+     */
+    public List<LedgerEntryRow> entriesOfDevicesEverUnhealthy(long toMs) {
+        String sql = "SELECT " + ALL + " FROM ledger_entry WHERE at_ms < ? AND device_id IN (SELECT u.device_id"
+                + " FROM ledger_entry u WHERE u.subject = 'DEVICE' AND u.state NOT IN ('HEALTHY', 'DEGRADED')"
+                + " AND u.at_ms < ?)"
+                + " ORDER BY at_ms, id";
+        return read(sql, List.of(toMs, toMs));
+    }
+
+    /** The whole ledger in the order it was written (for the rebuild check; small fleets and tests). */
+    public List<LedgerEntryRow> all() {
+        return read("SELECT " + ALL + " FROM ledger_entry ORDER BY id", List.of());
+    }
+
+    /** The entries of leases, in the order written. */
+    public List<LedgerEntryRow> leaseEntries() {
+        return read("SELECT " + ALL + " FROM ledger_entry WHERE subject = 'LEASE' ORDER BY id", List.of());
+    }
+
+    private static final String ALL = "at_ms, subject, delta_milli, device_id, model, pool_id, lease_id, tenant_id,"
+            + " kind, priority_class, funding, lender_id, state";
+
+    private List<LedgerEntryRow> read(String sql, List<Object> parameters) {
+        return tx.executeRead(status -> {
+            try (PreparedStatement s = status.getConnection().prepareStatement(sql)) {
+                for (int i = 0; i < parameters.size(); i++) {
+                    s.setObject(i + 1, parameters.get(i));
+                }
+                List<LedgerEntryRow> rows = new ArrayList<>();
+                try (ResultSet rs = s.executeQuery()) {
+                    while (rs.next()) {
+                        rows.add(new LedgerEntryRow(rs.getLong(1), rs.getString(2), rs.getInt(3), rs.getString(4),
+                                rs.getString(5), rs.getString(6), rs.getString(7), rs.getString(8), rs.getString(9),
+                                rs.getString(10), rs.getString(11), rs.getString(12), rs.getString(13)));
+                    }
+                }
+                return rows;
+            } catch (SQLException e) {
+                throw new IllegalStateException("Reading the ledger failed: " + e.getMessage(), e);
+            }
+        });
+    }
+
+    private interface RowReader<T> {
+        T read(ResultSet rs) throws SQLException;
+    }
+
+    private <T> List<T> query(String sql, String subject, long bound, Collection<String> tenants, RowReader<T> reader) {
+        return tx.executeRead(status -> {
+            try (PreparedStatement s = status.getConnection().prepareStatement(sql)) {
+                int i = 1;
+                s.setString(i++, subject);
+                s.setLong(i++, bound);
+                if (tenants != null) {
+                    for (String t : tenants) {
+                        s.setString(i++, t);
+                    }
+                }
+                List<T> rows = new ArrayList<>();
+                try (ResultSet rs = s.executeQuery()) {
+                    while (rs.next()) {
+                        T row = reader.read(rs);
+                        if (row != null) {
+                            rows.add(row);
+                        }
+                    }
+                }
+                return rows;
+            } catch (SQLException e) {
+                throw new IllegalStateException("Reading the ledger failed: " + e.getMessage(), e);
+            }
+        });
+    }
+
+    private static String keys(List<Column> columns) {
+        return String.join(", ", columns.stream().map(c -> c.sql).toList());
+    }
+
+    private static String tenantFilter(Collection<String> tenants) {
+        if (tenants == null) {
+            return "";
+        }
+        if (tenants.isEmpty()) {
+            return " AND 1 = 0";
+        }
+        return " AND tenant_id IN (" + String.join(", ", java.util.Collections.nCopies(tenants.size(), "?")) + ")";
+    }
+
+    private static List<String> key(ResultSet rs, List<Column> columns) throws SQLException {
+        List<String> key = new ArrayList<>(columns.size());
+        for (int i = 0; i < columns.size(); i++) {
+            key.add(rs.getString(i + 1));
+        }
+        return key;
+    }
+
+    private static BigDecimal number(ResultSet rs, int index) throws SQLException {
+        BigDecimal value = rs.getBigDecimal(index);
+        return value == null ? BigDecimal.ZERO : value;
+    }
+}
