@@ -225,6 +225,38 @@ class ConsoleBrowserTest {
     }
 
     @Test
+    void theReportsViewDrawsUsageAndCostChartsFromTheLedgerWithABarPerBucketAndSeries() {
+        place("nlp", "training", 8, "H100-SXM-80G");
+
+        browser.signIn(ADMIN);
+        browser.open("reports");
+        browser.until(d -> d.findElements(By.cssSelector("canvas[data-chart]")).size() == 4 ? true : null);
+        browser.settle();
+
+        List<List<Object>> charts = browser.script("""
+                return [...document.querySelectorAll('canvas[data-chart]')].map(canvas => {
+                  const c = Chart.getChart(canvas);
+                  return [canvas.dataset.chart, c.data.labels.length,
+                          c.data.datasets.map(d => d.label).join(','),
+                          c.data.datasets.reduce((n, d, i) => n + c.getDatasetMeta(i).data.length, 0),
+                          c.data.datasets.reduce((s, d) => s + d.data.reduce((a, b) => a + b, 0), 0)];
+                });""");
+        assertThat(charts).extracting(c -> c.get(0)).containsExactly("GPU-hours by tenant, last 7 days",
+                "Fleet GPU-hours: allocated, unallocated, unhealthy", "Cost by tenant, last 7 days", "Cost by card model, last 7 days");
+        List<Object> byTenant = charts.get(0);
+        assertThat((String) byTenant.get(2)).contains("nlp");
+        // one bar per bucket (day) and tenant: every series has a value for every label
+        assertThat(((Number) byTenant.get(3)).longValue())
+                .isEqualTo(((Number) byTenant.get(1)).longValue() * ((String) byTenant.get(2)).split(",").length);
+        assertThat(((Number) byTenant.get(4)).doubleValue()).as("the lease's GPU time so far").isPositive();
+        List<Object> fleet = charts.get(1);
+        assertThat(fleet.get(2)).isEqualTo("allocated,unallocated,unhealthy");
+        assertThat(((Number) fleet.get(4)).doubleValue()).as("the fleet's 324 GPUs' hours").isPositive();
+        assertThat(browser.all(By.xpath("//button[text()='Download CSV']"))).hasSize(4);
+        browser.screenshot("reports");
+    }
+
+    @Test
     void aTenantRenewsThenReleasesItsLeaseFromTheLeasesView() {
         String lease = place("rl", "dev", 1, null).at("/lease/id").asText();
 
