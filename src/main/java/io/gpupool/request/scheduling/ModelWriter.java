@@ -8,6 +8,7 @@ import io.gpupool.store.WorkingSet;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -44,14 +45,22 @@ interface ModelWriter {
     /**
      * Writes that are never committed: each mutation runs on the model the previous one left
      * ({@link Changes#uncommitted}), as the writer would run them one after another, and what they
-     * log is kept in order. A mutation that throws leaves the model as it was, as a refused write does.
+     * log is kept in order, or handed on at once to {@code sink} (a replay of weeks keeps none). A
+     * mutation that throws leaves the model as it was, as a refused write does.
      */
     final class Uncommitted implements ModelWriter {
         private PoolSnapshot current;
         private final List<LoggedDecision> logged = new ArrayList<>();
+        private final Consumer<LoggedDecision> sink;
 
         Uncommitted(PoolSnapshot start) {
             this.current = start;
+            this.sink = logged::add;
+        }
+
+        Uncommitted(PoolSnapshot start, Consumer<LoggedDecision> sink) {
+            this.current = start;
+            this.sink = sink;
         }
 
         @Override
@@ -63,8 +72,8 @@ interface ModelWriter {
         public <R> R write(Mutation<R> mutation) {
             Changes changes = Changes.uncommitted(current);
             R result = mutation.apply(current, changes);
-            logged.addAll(changes.logged());
             current = changes.after();
+            changes.logged().forEach(sink);
             return result;
         }
 
@@ -75,13 +84,16 @@ interface ModelWriter {
             PoolSnapshot between = one.after();
             Changes two = Changes.uncommitted(between);
             R result = then.apply(firstResult).apply(between, two);
-            logged.addAll(one.logged()); // both steps or neither, as one queued write
-            logged.addAll(two.logged());
-            current = two.after();
+            current = two.after(); // both steps or neither, as one queued write
+            one.logged().forEach(sink);
+            two.logged().forEach(sink);
             return result;
         }
 
-        /** Everything the writes logged, oldest first: the decision log a commit of each would have appended. */
+        /**
+         * Everything the writes logged, oldest first: the decision log a commit of each would have
+         * appended (empty when they went to a sink).
+         */
         List<LoggedDecision> logged() {
             return logged;
         }

@@ -53,7 +53,9 @@ public final class SimulatedScheduler {
         void logged(LoggedDecision decision, Instant at);
     }
 
-    private final Streamed model;
+    private final ModelWriter.Uncommitted model;
+    /** The simulated instant of the step being run: what each logged decision is stamped with. */
+    private Instant now = Instant.EPOCH;
     private final PolicyEngine engine;
     private final CompiledPolicy policy;
     private final PolicyPipeline pipeline;
@@ -63,7 +65,7 @@ public final class SimulatedScheduler {
 
     public SimulatedScheduler(PolicyEngine engine, CompiledPolicy policy, Settings settings, PoolSnapshot start,
                               DecisionSink sink) {
-        this.model = new Streamed(start, sink);
+        this.model = new ModelWriter.Uncommitted(start, decision -> sink.logged(decision, now));
         this.engine = engine;
         this.policy = policy;
         this.settings = settings;
@@ -81,7 +83,7 @@ public final class SimulatedScheduler {
 
     /** A request submitted at {@code at}, decided as {@code AllocationService.submit} decides it. */
     public Outcome submit(GpuRequest request, Instant at) {
-        Outcome outcome = model.at(at).write((before, changes) -> pipeline.submit(before, changes, request, at));
+        Outcome outcome = at(at).write((before, changes) -> pipeline.submit(before, changes, request, at));
         if (pipeline.makesNewHead(outcome)) {
             model.write((before, changes) -> pipeline.refreshReservations(before, at));
         }
@@ -93,7 +95,7 @@ public final class SimulatedScheduler {
         if (model.current().lease(leaseId).isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(model.at(at).write(LeaseService.releasing(leaseId, "replay", () -> at)));
+        return Optional.of(at(at).write(LeaseService.releasing(leaseId, "replay", () -> at)));
     }
 
     /** The owner cancels a request still queued at {@code at}; false when it is no longer queued. */
@@ -101,7 +103,7 @@ public final class SimulatedScheduler {
         if (!model.current().queued().containsKey(requestId)) {
             return false;
         }
-        model.at(at).write(AllocationService.cancelling(requestId, "replay", () -> at));
+        at(at).write(AllocationService.cancelling(requestId, "replay", () -> at));
         return true;
     }
 
@@ -114,7 +116,7 @@ public final class SimulatedScheduler {
         if (beats.isEmpty()) {
             return;
         }
-        model.at(at).write((before, changes) -> {
+        at(at).write((before, changes) -> {
             for (Heartbeat beat : beats) {
                 before.lease(beat.leaseId()).filter(l -> l.lastHeartbeat() == null || l.lastHeartbeat().isBefore(beat.at()))
                         .ifPresent(l -> changes.update(LeaseTransitions.heartbeat(l, beat.at())));
@@ -135,7 +137,7 @@ public final class SimulatedScheduler {
      * requests it placed.
      */
     public int runOnce(Instant at, Supplier<Collection<UsageSample>> usage) {
-        model.at(at);
+        now = at;
         LifecycleScheduler.endGracePeriods(model, pipeline, at);
         if (!at.isBefore(lastSweep.plus(settings.sweepEvery()))) {
             sweep(usage.get(), at);
@@ -154,59 +156,18 @@ public final class SimulatedScheduler {
 
     /** The policy's reclamation sweep at {@code at} over {@code usage}; returns its evaluation. */
     public Evaluation sweep(Collection<UsageSample> usage, Instant at) {
-        return LifecycleScheduler.sweep(model.at(at), engine, policy, usage, settings.grace(), at);
+        return LifecycleScheduler.sweep(at(at), engine, policy, usage, settings.grace(), at);
+    }
+
+    /** The model, with what it logs from now on stamped {@code instant}. */
+    private ModelWriter at(Instant instant) {
+        now = instant;
+        return model;
     }
 
     /** The earliest grace deadline after {@code after}, when the live scheduler wakes for it. */
     public Optional<Instant> nextDeadline(Instant after) {
         return model.current().underNotice().values().stream().map(Lease::deadline)
                 .filter(d -> d != null && d.isAfter(after)).min(Instant::compareTo);
-    }
-
-    /**
-     * Writes that are never committed, as {@link ModelWriter.Uncommitted}, whose decisions are handed
-     * on at once (stamped with the simulated instant of the step) instead of kept.
-     */
-    private static final class Streamed implements ModelWriter {
-        private final DecisionSink sink;
-        private PoolSnapshot current;
-        private Instant now = Instant.EPOCH;
-
-        Streamed(PoolSnapshot start, DecisionSink sink) {
-            this.current = start;
-            this.sink = sink;
-        }
-
-        Streamed at(Instant instant) {
-            this.now = instant;
-            return this;
-        }
-
-        @Override
-        public PoolSnapshot current() {
-            return current;
-        }
-
-        @Override
-        public <R> R write(Mutation<R> mutation) {
-            Changes changes = Changes.uncommitted(current);
-            R result = mutation.apply(current, changes);
-            current = changes.after();
-            changes.logged().forEach(d -> sink.logged(d, now));
-            return result;
-        }
-
-        @Override
-        public <T, R> R write(Mutation<T> first, Function<? super T, Mutation<R>> then) {
-            Changes one = Changes.uncommitted(current);
-            T firstResult = first.apply(current, one);
-            PoolSnapshot between = one.after();
-            Changes two = Changes.uncommitted(between);
-            R result = then.apply(firstResult).apply(between, two);
-            current = two.after(); // both steps or neither, as one queued write
-            one.logged().forEach(d -> sink.logged(d, now));
-            two.logged().forEach(d -> sink.logged(d, now));
-            return result;
-        }
     }
 }
