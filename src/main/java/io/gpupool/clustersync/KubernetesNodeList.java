@@ -44,8 +44,6 @@ public final class KubernetesNodeList {
     private static final Pattern MIG_PRODUCT = Pattern.compile("(.+)-MIG-(\\d+g\\.\\d+gb(?:\\+me)?)", Pattern.CASE_INSENSITIVE);
     private static final Pattern MIG_LABEL = Pattern.compile("nvidia\\.com/mig-(\\d+g\\.\\d+gb(?:\\+me)?)\\.count");
     private static final Pattern MIG_RESOURCE = Pattern.compile("nvidia\\.com/mig-(\\d+g\\.\\d+gb(?:\\+me)?)");
-    private static final Pattern WHOLE = Pattern.compile("[-+]?\\d+");
-    private static final Pattern WITH_UNIT = Pattern.compile("([-+]?\\d+(?:\\.\\d+)?)\\s*([A-Za-z]+)");
     /** GFD labels kept on the node, under the name after {@code nvidia.com/}. */
     private static final List<String> KEPT = List.of("gpu.family", "gpu.machine", "gpu.product", "mig.strategy",
             "gpu.sharing-strategy", "gpu.replicas", "vgpu.present", "vgpu.host-driver-version", "cuda.driver-version.full");
@@ -91,7 +89,7 @@ public final class KubernetesNodeList {
                 problems.add(at + ".metadata.name: is required");
                 continue;
             }
-            Reading r = new Reading(at, problems);
+            NodeValues r = new NodeValues(at, problems);
             NodeReport report = node(name, item, r, now);
             if (report == null) {
                 if (r.clean()) {
@@ -128,7 +126,7 @@ public final class KubernetesNodeList {
         }
     }
 
-    private NodeReport node(String name, JsonNode item, Reading r, Instant now) {
+    private NodeReport node(String name, JsonNode item, NodeValues r, Instant now) {
         Map<String, String> labels = strings(item.path("metadata").path("labels"));
         JsonNode capacity = item.path("status").path("capacity");
         JsonNode allocatable = item.path("status").path("allocatable");
@@ -215,7 +213,7 @@ public final class KubernetesNodeList {
         return m.known() ? m.memoryGib() * 1024L : null;
     }
 
-    private static List<MigSlices.Kind> migKinds(Map<String, String> labels, JsonNode capacity, Reading r) {
+    private static List<MigSlices.Kind> migKinds(Map<String, String> labels, JsonNode capacity, NodeValues r) {
         List<MigSlices.Kind> kinds = new ArrayList<>();
         for (Map.Entry<String, String> e : new TreeMap<>(labels).entrySet()) {
             Matcher m = MIG_LABEL.matcher(e.getKey());
@@ -247,7 +245,7 @@ public final class KubernetesNodeList {
         return kinds;
     }
 
-    private DeviceHealth nodeHealth(JsonNode item, Reading r) {
+    private DeviceHealth nodeHealth(JsonNode item, NodeValues r) {
         DeviceHealth h = DeviceHealth.HEALTHY;
         for (JsonNode c : item.path("status").path("conditions")) {
             if ("Ready".equals(c.path("type").asText())) {
@@ -334,84 +332,5 @@ public final class KubernetesNodeList {
 
     private static String text(JsonNode n) {
         return n == null || n.isNull() ? null : n.asText();
-    }
-
-    /** The values of one node, with the node's place in the document for every problem. */
-    static final class Reading {
-        private final String at;
-        private final List<String> problems;
-        private final int before;
-
-        Reading(String at, List<String> problems) {
-            this.at = at;
-            this.problems = problems;
-            this.before = problems.size();
-        }
-
-        boolean clean() {
-            return problems.size() == before;
-        }
-
-        void problem(String what) {
-            problems.add(at + "." + what);
-        }
-
-        /** A count: a whole number >= 0; null when absent. */
-        Long count(String field, String raw) {
-            if (raw == null || raw.isBlank()) {
-                return null;
-            }
-            String v = raw.trim();
-            if (WHOLE.matcher(v).matches()) {
-                long n = Long.parseLong(v);
-                if (n < 0) {
-                    problem(field + ": a count must be >= 0, was " + n);
-                    return null;
-                }
-                return n;
-            }
-            Matcher u = WITH_UNIT.matcher(v);
-            problem(field + ": " + (u.matches() ? "unknown unit '" + FieldChecks.excerpt(u.group(2)) + "' on a count, was '"
-                    : "expected a whole number, was '") + FieldChecks.excerpt(v) + "'");
-            return null;
-        }
-
-        /** Memory in MiB: GFD writes a plain number of MiB; {@code Mi}/{@code MiB}/{@code Gi}/{@code GiB} are read too. */
-        Long mib(String field, String raw) {
-            if (raw == null || raw.isBlank()) {
-                return null;
-            }
-            String v = raw.trim();
-            if (WHOLE.matcher(v).matches()) {
-                long n = Long.parseLong(v);
-                if (n <= 0) {
-                    problem(field + ": memory must be > 0 MiB, was " + n);
-                    return null;
-                }
-                return n;
-            }
-            Matcher u = WITH_UNIT.matcher(v);
-            if (u.matches()) {
-                double n = Double.parseDouble(u.group(1));
-                String unit = u.group(2);
-                Double factor = switch (unit) {
-                    case "Mi", "MiB" -> 1.0;
-                    case "Gi", "GiB" -> 1024.0;
-                    default -> null;
-                };
-                if (factor == null) {
-                    problem(field + ": unknown unit '" + FieldChecks.excerpt(unit) + "' (GPU Feature Discovery writes MiB as a plain number; "
-                            + "Mi, MiB, Gi, GiB are read too), was '" + FieldChecks.excerpt(v) + "'");
-                    return null;
-                }
-                if (n <= 0) {
-                    problem(field + ": memory must be > 0, was '" + FieldChecks.excerpt(v) + "'");
-                    return null;
-                }
-                return Math.round(n * factor);
-            }
-            problem(field + ": expected MiB as a whole number, was '" + FieldChecks.excerpt(v) + "'");
-            return null;
-        }
     }
 }

@@ -89,7 +89,7 @@ public final class Simulation {
                 ? Long.compare(a.seq, b.seq) : a.at.compareTo(b.at));
         private final Workload workload;
         private final Map<String, Job> jobs = new HashMap<>();
-        private final Map<String, FateBuilder> fates = new HashMap<>();
+        private final Map<String, JobFateBuilder> fates = new HashMap<>();
         /** Leases held at the start and the jobs placed since, by lease id: who holds it and since when. */
         private final Map<String, Lease> leases = new HashMap<>();
         private final Map<String, Deque<UsageSample>> usage = new HashMap<>();
@@ -115,7 +115,7 @@ public final class Simulation {
         PolicyRun play(Progress progress, BooleanSupplier cancelled) {
             for (Job job : workload.jobs()) {
                 jobs.put(job.id(), job);
-                fates.put(job.id(), new FateBuilder(job));
+                fates.put(job.id(), new JobFateBuilder(job));
                 schedule(job.arrival(), Kind.ARRIVAL, job.id());
                 if (job.cancelledAt() != null) {
                     schedule(job.cancelledAt(), Kind.CANCEL, job.id());
@@ -174,7 +174,7 @@ public final class Simulation {
             GpuRequest ask = job.ask();
             Outcome outcome = scheduler.submit(ask, at);
             if (outcome.kind() == Outcome.Kind.REFUSED || outcome.kind() == Outcome.Kind.AWAITING_APPROVAL) {
-                FateBuilder fate = fates.get(job.id());
+                JobFateBuilder fate = fates.get(job.id());
                 fate.outcome = outcome.kind() == Outcome.Kind.REFUSED ? JobFate.Outcome.REFUSED : JobFate.Outcome.AWAITING_APPROVAL;
                 io.gpupool.domain.request.WhyPending why = outcome.request().whyPending();
                 if (why != null) {
@@ -237,7 +237,7 @@ public final class Simulation {
         @Override
         public void logged(LoggedDecision d, Instant at) {
             decisions++;
-            FateBuilder fate = d.requestId() == null ? null : fates.get(d.requestId());
+            JobFateBuilder fate = d.requestId() == null ? null : fates.get(d.requestId());
             switch (d.action()) {
                 case ADMIT -> {
                     Lease lease = scheduler.current().lease(d.leaseId()).orElse(null);
@@ -276,7 +276,7 @@ public final class Simulation {
             usage.remove(lease.id());
             double gpus = lease.totalMilli() / 1000.0;
             String rule = d.ruleNames().isEmpty() ? d.reasonCode() : String.join(" + ", d.ruleNames());
-            FateBuilder victim = fates.get(lease.requestId());
+            JobFateBuilder victim = fates.get(lease.requestId());
             switch (d.action()) {
                 case PREEMPT -> {
                     preemptions++;
@@ -356,56 +356,6 @@ public final class Simulation {
                 out.add(fates.get(job.id()).build(workload.to()));
             }
             return new PolicyRun(label, policyVersion, out, samples, preemptions, reclaimed, decisions);
-        }
-    }
-
-    /** What is known of one job so far. */
-    private static final class FateBuilder {
-        private final Job job;
-        private JobFate.Outcome outcome = JobFate.Outcome.QUEUED;
-        private Instant placedAt;
-        private String model;
-        private JobFate.End end;
-        private Instant endedAt;
-        private List<String> ruleNames = List.of();
-        private String policyVersion;
-        private String reasonCode;
-        private String message;
-        private double lostGpuHours;
-
-        FateBuilder(Job job) {
-            this.job = job;
-        }
-
-        void explain(List<String> rules, String version, String reason, String text) {
-            this.ruleNames = rules;
-            this.policyVersion = version;
-            this.reasonCode = reason;
-            this.message = text;
-        }
-
-        void placed(Instant at, String placedOn, LoggedDecision d) {
-            outcome = JobFate.Outcome.PLACED;
-            placedAt = at;
-            model = placedOn;
-            explain(d.ruleNames(), d.policyVersion(), d.reasonCode(), d.message());
-        }
-
-        void end(JobFate.End how, Instant at, LoggedDecision d) {
-            end = how;
-            endedAt = at;
-            if (d != null && how != JobFate.End.RELEASED) {
-                explain(d.ruleNames(), d.policyVersion(), d.reasonCode(), d.message());
-            }
-        }
-
-        JobFate build(Instant windowEnd) {
-            GpuRequest ask = job.ask();
-            JobFate.End how = outcome == JobFate.Outcome.PLACED && end == null ? JobFate.End.HELD_AT_END : end;
-            String shownModel = model != null ? model : ask.allowedModels().isEmpty() ? "any" : String.join("|", ask.allowedModels());
-            return new JobFate(job.id(), ask.tenantId(), ask.kind(), ask.priorityClass() == null ? "default" : ask.priorityClass(),
-                    job.gpuAmount(), job.arrival(), outcome, placedAt, shownModel, how, how == JobFate.End.HELD_AT_END ? windowEnd : endedAt,
-                    ruleNames, policyVersion, reasonCode, message, lostGpuHours);
         }
     }
 
