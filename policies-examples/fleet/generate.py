@@ -31,14 +31,14 @@ for i in range(10):
                       {"mig-capable": "true"}))
 # Frankfurt mixed: L40S inference/dev boxes, half time-sliced.
 for i in range(14):
-    g = {"count": 4, "model": "L40S-48G", "memoryMib": 49152, "pool": "inference" if i < 8 else "dev-shared",
+    g = {"count": 4, "model": "L40S-PCIE-48G", "memoryMib": 49152, "pool": "inference" if i < 8 else "dev-shared",
          "shareMode": "TIME_SLICE" if i >= 8 else "EXCLUSIVE"}
     if i == 11:
         g["health"] = {2: "DEGRADED"}
     nodes.append(node(f"fra-l40s-{i + 1:02d}", "fra-mixed", f"fra-r{i // 7 + 7:02d}", 64, 512, g))
 # Virginia inference cluster: T4 fleet and a few older A100 40G PCIe cards for elastic batch work.
 for i in range(20):
-    g = {"count": 4, "model": "T4-16G", "memoryMib": 16384, "pool": "inference" if i < 14 else "elastic",
+    g = {"count": 4, "model": "T4-PCIE-16G", "memoryMib": 16384, "pool": "inference" if i < 14 else "elastic",
          "shareMode": "TIME_SLICE"}
     if i == 17:
         g["health"] = {0: "OFFLINE", 1: "OFFLINE", 2: "OFFLINE", 3: "OFFLINE"}
@@ -89,7 +89,7 @@ doc = {
         {"tenant": "rl", "pool": "dev-shared", "model": "*", "guaranteedGpus": 16, "borrowingLimit": 16, "lendingLimit": 8},
         {"tenant": "products", "pool": "critical", "model": "H100-SXM-80G", "guaranteedGpus": 16, "borrowingLimit": 0, "lendingLimit": 0},
         {"tenant": "search", "pool": "inference", "model": "*", "guaranteedGpus": 40, "borrowingLimit": 20, "lendingLimit": 20},
-        {"tenant": "ads", "pool": "inference", "model": "T4-16G", "guaranteedGpus": 32, "borrowingLimit": 8, "lendingLimit": 16},
+        {"tenant": "ads", "pool": "inference", "model": "T4-PCIE-16G", "guaranteedGpus": 32, "borrowingLimit": 8, "lendingLimit": 16},
         {"tenant": "assistant", "pool": "training", "model": "H100-SXM-80G", "guaranteedGpus": 24, "borrowingLimit": 8, "lendingLimit": 8},
         {"tenant": "assistant", "pool": "dev-shared", "model": "*", "guaranteedGpus": 8, "borrowingLimit": 8, "lendingLimit": 4},
         {"tenant": "research", "pool": "elastic", "model": "*", "guaranteedGpus": 8, "borrowingLimit": 16, "lendingLimit": 8},

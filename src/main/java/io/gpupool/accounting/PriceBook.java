@@ -1,5 +1,7 @@
 package io.gpupool.accounting;
 
+import io.gpupool.catalog.CardCatalog;
+
 import io.gpupool.auth.Caller;
 import io.gpupool.domain.tenancy.PoolTier;
 import io.gpupool.problem.FieldChecks;
@@ -75,10 +77,12 @@ public class PriceBook {
             check.error("body: is required");
             check.throwIfAny("The price change is invalid");
         }
-        String model = change.model() == null ? null : change.model().trim();
-        if (check.text("model", model)) {
-            check.maxLength("model", model, 128);
+        String given = change.model() == null ? null : change.model().trim();
+        if (check.text("model", given)) {
+            check.maxLength("model", given, 128);
         }
+        // Rates are looked up by the inventory's names, which are the catalog's canonical names.
+        String model = CardCatalog.canonical(given);
         String tier = change.tier() == null || change.tier().isBlank() ? ANY : change.tier().trim().toUpperCase(Locale.ROOT);
         if (!ANY.equals(tier) && Arrays.stream(PoolTier.values()).noneMatch(t -> t.name().equals(tier))) {
             check.error("tier: '" + FieldChecks.excerpt(change.tier()) + "' is not one of * or "

@@ -18,7 +18,7 @@ import java.util.TreeSet;
  * topology, gang size, and whatever GPU check it gains next — decides here too, with no copy of
  * them. When it never fits, why: the furthest check ({@link MemberSearch#firstFailure}) any node of
  * the pool passes, with the numbers a person needs ("the largest node in pool inference has 4
- * T4-16G GPUs; the request needs 8 on one node").
+ * T4-PCIE-16G GPUs; the request needs 8 on one node").
  *
  * <p>Verdicts are remembered per request shape and pool until the inventory or tenancy changes
  * (the writer's capacity view gets a new layout), so asking costs a map lookup on the decision

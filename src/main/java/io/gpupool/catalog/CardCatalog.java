@@ -34,6 +34,7 @@ public final class CardCatalog {
     private static volatile CardCatalog active = STANDARD;
 
     private final Map<String, Family> families;
+    private static final int MAX_REMEMBERED = 4096;
     private final Map<String, CardModel> resolved = new ConcurrentHashMap<>();
 
     /**
@@ -145,7 +146,46 @@ public final class CardCatalog {
     }
 
     public CardModel resolve(String name) {
-        return name == null ? CardModel.unknown(null) : resolved.computeIfAbsent(name, this::resolveNow);
+        if (name == null) {
+            return CardModel.unknown(null);
+        }
+        CardModel known = resolved.get(name);
+        if (known != null) {
+            return known;
+        }
+        // Names come from tenants' requests too: past a bound, resolve without remembering, so
+        // arbitrary strings cannot grow the cache without limit.
+        return resolved.size() < MAX_REMEMBERED ? resolved.computeIfAbsent(name, this::resolveNow) : resolveNow(name);
+    }
+
+    /**
+     * The name the pool keeps for a model named {@code name} by any source: the catalog's canonical
+     * name ({@code T4-PCIE-16G} for "T4-16G", "Tesla T4" or "NVIDIA-Tesla-T4"), so a fleet file, a node
+     * agent, a cluster import, a request, a quota and a price all speak of one model by one name.
+     * A name the catalog cannot resolve, {@code *} (any model) and null are kept as they are.
+     */
+    public String canonicalName(String name) {
+        if (name == null || name.isBlank() || "*".equals(name)) {
+            return name;
+        }
+        return resolve(name).canonicalName();
+    }
+
+    /** {@link #canonicalName(String)} with the catalog in use. */
+    public static String canonical(String name) {
+        return active().canonicalName(name);
+    }
+
+    /** Every name of {@code names} as {@link #canonical(String)} gives it, in order (null stays null). */
+    public static List<String> canonical(List<String> names) {
+        if (names == null) {
+            return null;
+        }
+        List<String> out = new ArrayList<>(names.size());
+        for (String name : names) {
+            out.add(canonical(name));
+        }
+        return java.util.Collections.unmodifiableList(out);
     }
 
     private CardModel resolveNow(String name) {

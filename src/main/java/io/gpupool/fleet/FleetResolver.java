@@ -1,5 +1,7 @@
 package io.gpupool.fleet;
 
+import io.gpupool.catalog.CardCatalog;
+
 import io.gpupool.fleet.FleetDocument.ClusterSpec;
 import io.gpupool.fleet.FleetDocument.GpuGroupSpec;
 import io.gpupool.fleet.FleetDocument.NodeSpec;
@@ -129,11 +131,13 @@ final class FleetResolver {
         if (!check.range(gAt + ".numaNodes", numaNodes, 1, count)) {
             return;
         }
+        // The catalog's name, as node agents and cluster imports report the same cards.
+        String model = CardCatalog.canonical(g.model());
         for (int idx = 0; idx < count; idx++) {
             String id = n.id() + "-gpu" + idx;
             Device before = current.devices().get(id);
             DeviceHealth health = healthOverrides.getOrDefault(idx, before == null ? DeviceHealth.HEALTHY : before.health());
-            devices.add(new Device(id, deterministicUuid(id), n.id(), n.cluster(), siteId, idx, g.model(), g.memoryMib(),
+            devices.add(new Device(id, deterministicUuid(id), n.id(), n.cluster(), siteId, idx, model, g.memoryMib(),
                     Boolean.TRUE.equals(g.nvlink()) ? n.id() + "-nvl" : null, idx * numaNodes / count,
                     Boolean.TRUE.equals(g.rdma()), mode, layout, health, g.labels(), g.pool(),
                     before == null ? null : before.lastHeartbeat()));

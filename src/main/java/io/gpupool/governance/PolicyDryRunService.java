@@ -1,5 +1,7 @@
 package io.gpupool.governance;
 
+import io.gpupool.catalog.CardCatalog;
+
 import io.gpupool.domain.lease.WorkloadKind;
 import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.domain.request.RequestState;
@@ -188,7 +190,7 @@ public class PolicyDryRunService {
                 throw ProblemException.invalid(where + ".id: '" + FieldChecks.excerpt(id) + "' is used twice");
             }
             out.add(new GpuRequest(id, s.tenant(), null, kind, s.gpus(), milli, s.mig(),
-                    s.models() == null ? List.of() : s.models(), s.minMemoryGib() == null ? 0 : s.minMemoryGib() * 1024L,
+                    s.models() == null ? List.of() : CardCatalog.canonical(s.models()), s.minMemoryGib() == null ? 0 : s.minMemoryGib() * 1024L,
                     List.of(), gang, "ANY", false, null, s.priorityClass(), !Boolean.FALSE.equals(s.preemptible()),
                     s.ttl() == null ? 0 : s.ttl().getSeconds(), RequestState.QUEUED, 0, null, null, input.now(), input.now()));
         }

@@ -1,5 +1,7 @@
 package io.gpupool.inventory;
 
+import io.gpupool.catalog.CardCatalog;
+
 import io.gpupool.domain.inventory.Device;
 import io.gpupool.domain.inventory.DeviceHealth;
 import io.gpupool.domain.tenancy.PoolTier;
@@ -34,7 +36,7 @@ public record DeviceFilter(String model, String node, String cluster, String sit
 
     public boolean matches(DeviceView view) {
         Device d = view.device();
-        return (model == null || model.equalsIgnoreCase(d.model()))
+        return (model == null || model.equalsIgnoreCase(d.model()) || CardCatalog.canonical(model).equals(d.model()))
                 && (node == null || node.equals(d.nodeId()))
                 && (cluster == null || cluster.equals(d.clusterId()))
                 && (site == null || site.equals(d.siteId()))

@@ -1,5 +1,7 @@
 package io.gpupool.quota;
 
+import io.gpupool.catalog.CardCatalog;
+
 import io.gpupool.auth.Caller;
 import io.gpupool.domain.tenancy.Quota;
 import io.gpupool.problem.FieldChecks;
@@ -107,7 +109,7 @@ public class QuotaService {
     }
 
     public Quota delete(String tenant, String pool, String model) {
-        String key = tenant + "/" + pool + "/" + model;
+        String key = tenant + "/" + pool + "/" + CardCatalog.canonical(model);
         return workingSet.write((before, changes) -> {
             Quota quota = before.quotas().get(key);
             if (quota == null) {

@@ -1,5 +1,7 @@
 package io.gpupool.quota;
 
+import io.gpupool.catalog.CardCatalog;
+
 import io.gpupool.domain.tenancy.Quota;
 import io.gpupool.problem.FieldChecks;
 import io.gpupool.problem.ProblemException;
@@ -35,7 +37,7 @@ public final class Quotas {
             check.nonNegative(at + ".guaranteedGpus", (long) guaranteed);
             check.nonNegative(at + ".borrowingLimit", (long) borrowing);
             check.range(at + ".lendingLimit", lending, 0, Math.max(0, guaranteed));
-            String model = q.model() == null || q.model().isBlank() ? Quota.ANY_MODEL : q.model();
+            String model = q.model() == null || q.model().isBlank() ? Quota.ANY_MODEL : CardCatalog.canonical(q.model());
             Quota quota = new Quota(q.tenant(), q.pool(), model, guaranteed, borrowing, lending);
             if (!keys.add(quota.key())) {
                 check.error(at + ": duplicate quota for " + quota.key());

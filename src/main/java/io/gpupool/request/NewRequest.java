@@ -2,6 +2,7 @@ package io.gpupool.request;
 
 import io.micronaut.core.annotation.Nullable;
 import io.gpupool.allocator.TopologyScope;
+import io.gpupool.catalog.CardCatalog;
 import io.gpupool.domain.lease.WorkloadKind;
 import io.gpupool.problem.FieldChecks;
 
@@ -18,6 +19,11 @@ public record NewRequest(String tenant, WorkloadKind kind, Integer gpus, @Nullab
                          @Nullable Integer gangSize, @Nullable TopologyScope topology, @Nullable Boolean topologyRequired,
                          @Nullable String pool, @Nullable String priorityClass, @Nullable Boolean preemptible,
                          @Nullable Long ttlSeconds, @Nullable List<String> requires) {
+
+    /** Card models are kept by the catalog's canonical name, as the inventory keeps them ("T4-16G" asks for T4-PCIE-16G). */
+    public NewRequest {
+        models = CardCatalog.canonical(models);
+    }
 
     static final int MAX_REQUIRED_LABELS = 16;
     private static final java.util.regex.Pattern LABEL = java.util.regex.Pattern.compile("[a-z0-9]([a-z0-9.-]{0,61}[a-z0-9])?");

@@ -1,5 +1,7 @@
 package io.gpupool.simulation;
 
+import io.gpupool.catalog.CardCatalog;
+
 import io.gpupool.domain.lease.WorkloadKind;
 import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.domain.request.RequestState;
@@ -69,7 +71,9 @@ public final class WorkloadCsv {
             throw new WorkloadInputException(row.file(), row.line(), "gang_size", gangSize + " does not divide gpus " + gpus);
         }
         String models = row.optional("models");
-        List<String> allowed = models == null ? List.of() : Arrays.stream(models.split("\\|")).map(String::trim).filter(m -> !m.isEmpty()).toList();
+        // The catalog's names, as the fleet keeps them ("T4-16G" is T4-PCIE-16G).
+        List<String> allowed = models == null ? List.of() : Arrays.stream(models.split("\\|")).map(String::trim)
+                .filter(m -> !m.isEmpty()).map(CardCatalog::canonical).toList();
         String preemptible = row.optional("preemptible");
         if (preemptible != null && !preemptible.equalsIgnoreCase("true") && !preemptible.equalsIgnoreCase("false")) {
             throw new WorkloadInputException(row.file(), row.line(), "preemptible", "true or false, was '" + CsvRows.excerpt(preemptible) + "'");

@@ -83,7 +83,7 @@ class CostReportApiTest {
         // 4 A100 × 6 h idle × 0.50 = 12.00, three quarters to vision, one to speech
         assertThat(row(rows, "vision", "A100-SXM4-80GB", "RESERVED_IDLE").get("cost").decimalValue()).isEqualByComparingTo("9.00");
         assertThat(row(rows, "speech", "A100-SXM4-80GB", "RESERVED_IDLE").get("cost").decimalValue()).isEqualByComparingTo("3.00");
-        JsonNode unpriced = row(rows, "speech", "L40S-48G", "BORROWED"); // speech has no guarantee in dev
+        JsonNode unpriced = row(rows, "speech", "L40S-PCIE-48G", "BORROWED"); // speech has no guarantee in dev
         assertThat(unpriced.get("unpricedGpuHours").decimalValue()).isEqualByComparingTo("1.5");
         assertThat(unpriced.get("currency").isNull()).isTrue();
         assertThat(reply.body().get("reservedIdlePayer").asText()).isEqualTo("guarantee-holders");

@@ -73,7 +73,7 @@ class UsageReportApiTest {
         assertThat(rowAt(reply.body().get("rows"), "2027-01-04T03:00:00Z", "vision").get("gpuSeconds").decimalValue())
                 .isEqualByComparingTo("28800");
         assertThat(rowAt(reply.body().get("rows"), "2027-01-04T03:00:00Z", "speech").get("group").get("model").asText())
-                .isEqualTo("L40S-48G");
+                .isEqualTo("L40S-PCIE-48G");
     }
 
     @Test

@@ -130,7 +130,7 @@ class PackageRulesTest {
                 .whereLayer("store").mayOnlyAccessLayers("domain", "problem", "snapshot")
                 .whereLayer("audit").mayOnlyAccessLayers("domain", "store")
                 .whereLayer("auth").mayOnlyAccessLayers("domain", "problem", "snapshot", "store")
-                .whereLayer("governance").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "policy")
+                .whereLayer("governance").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "policy")
                 .whereLayer("telemetry").mayOnlyAccessLayers("domain")
                 .whereLayer("inventory").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "telemetry")
                 .whereLayer("nodereport").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "auth",
@@ -138,11 +138,11 @@ class PackageRulesTest {
                 .whereLayer("clustersync").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "agent",
                         "nodereport")
                 .whereLayer("prometheus").mayOnlyAccessLayers("domain", "snapshot", "store", "agent", "telemetry")
-                .whereLayer("tenancy").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
+                .whereLayer("tenancy").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "auth")
                 .whereLayer("lease").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
-                .whereLayer("fleet").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "tenancy")
+                .whereLayer("fleet").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "tenancy")
                 .whereLayer("profile").mayOnlyAccessLayers("domain", "snapshot", "store", "policy", "governance")
-                .whereLayer("request").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "policy",
+                .whereLayer("request").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "policy",
                         "allocator", "audit", "auth", "governance", "lease", "telemetry")
                 .whereLayer("replay").mayOnlyAccessLayers("domain", "snapshot", "allocator")
                 .whereLayer("simulation").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "policy",
@@ -150,7 +150,7 @@ class PackageRulesTest {
                 .whereLayer("metrics").mayOnlyAccessLayers("domain", "snapshot", "store", "governance", "tenancy", "lease",
                         "request")
                 .whereLayer("webhook").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
-                .whereLayer("accounting").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
+                .whereLayer("accounting").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "auth")
                 .whereLayer("api").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "policy", "audit",
                         "auth", "governance", "inventory", "tenancy", "lease", "fleet", "profile", "request", "metrics", "webhook",
                         "agent", "telemetry", "nodereport", "clustersync", "prometheus", "simulation", "accounting")

@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The default policy on the fleet gpupool ships (policies-examples/fleet/enterprise-fleet.yaml,
- * whose cards are named H100-SXM-80G, A100-SXM-80G, L40S-48G, T4-16G, …): the 8-way NVLink nodes
+ * whose cards are named H100-SXM-80G, A100-SXM-80G, L40S-PCIE-48G, T4-PCIE-16G, …): the 8-way NVLink nodes
  * train, the reserved nodes are critical-reserved, the MIG A100s are dev-shared, inference cards are
  * inference-fit, and no card's name is one the catalog cannot resolve. The counts are the ones
  * docs/policy-authoring.md lists.

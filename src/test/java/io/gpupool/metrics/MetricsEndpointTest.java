@@ -114,7 +114,7 @@ class MetricsEndpointTest {
         assertThat(metrics.sum("gpupool_gpus", "pool", "elastic")).isEqualTo(36);
         assertThat(metrics.sum("gpupool_gpus", "pool", "critical")).isEqualTo(16);
         assertThat(metrics.sum("gpupool_gpus", "model", "H100-SXM-80G")).isEqualTo(96);
-        assertThat(metrics.sum("gpupool_gpus", "model", "T4-16G")).isEqualTo(80);
+        assertThat(metrics.sum("gpupool_gpus", "model", "T4-PCIE-16G")).isEqualTo(80);
         assertThat(metrics.sum("gpupool_gpus", "health", "offline")).isEqualTo(4);
         assertThat(metrics.sum("gpupool_gpus", "health", "unhealthy")).isEqualTo(2);
         assertThat(metrics.sum("gpupool_gpus", "health", "degraded")).isEqualTo(1);
@@ -123,7 +123,7 @@ class MetricsEndpointTest {
                 assertThat(s.labels().keySet()).containsExactly("health", "model", "pool", "state", "tier"));
         assertThat(metrics.sum("gpupool_tenant_guaranteed_gpus", "tenant", "research", "pool", "training", "model", "any"))
                 .isEqualTo(96);
-        assertThat(metrics.sum("gpupool_tenant_guaranteed_gpus", "tenant", "ads", "pool", "inference", "model", "T4-16G"))
+        assertThat(metrics.sum("gpupool_tenant_guaranteed_gpus", "tenant", "ads", "pool", "inference", "model", "T4-PCIE-16G"))
                 .isEqualTo(32);
         assertThat(metrics.named("gpupool_pool_overcommitted_gpus")).isNotEmpty()
                 .allSatisfy(s -> assertThat(s.value()).as("the shipped quotas add up").isZero());

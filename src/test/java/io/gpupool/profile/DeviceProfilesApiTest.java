@@ -95,7 +95,7 @@ class DeviceProfilesApiTest {
         Reply reply = api.get("/api/v1/devices?poolMismatch=true&size=100", ADMIN);
 
         assertThat(reply.body().get("total").asInt()).isEqualTo(24);
-        assertThat(reply.body().findValuesAsText("model")).containsOnly("L40S-48G");
+        assertThat(reply.body().findValuesAsText("model")).containsOnly("L40S-PCIE-48G");
         assertThat(reply.body().at("/items/0/profile/poolTier").asText()).isEqualTo("DEV_SHARED");
         assertThat(reply.body().at("/items/0/profile/tier").asText()).isEqualTo("ELASTIC");
     }

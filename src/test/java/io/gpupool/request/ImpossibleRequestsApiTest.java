@@ -51,7 +51,7 @@ class ImpossibleRequestsApiTest {
         return Stream.of(
                 arguments("eight T4s on one node, where every T4 node has four",
                         request("ads", "inference", 8, "models", List.of("T4-16G")), "NEVER_FITS_GPUS_PER_NODE",
-                        "has 4 T4-16G GPUs; the request needs 8 on one node"),
+                        "has 4 T4-PCIE-16G GPUs; the request needs 8 on one node"),
                 arguments("a gang of more two-GPU members than the A100-PCIE nodes hold",
                         request("ads", "inference", 14, "models", List.of(A100_PCIE), "gangSize", 7),
                         "NEVER_FITS_GANG", "at most 6 members of 2 GPUs fit in pool elastic at once; the gang has 7"),

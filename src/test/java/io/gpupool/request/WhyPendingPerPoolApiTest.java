@@ -90,7 +90,7 @@ class WhyPendingPerPoolApiTest {
                 "training QUOTA OVER_LIMIT", "inference NEVER_FITS NEVER_FITS_GPUS_PER_NODE",
                 "elastic NEVER_FITS NEVER_FITS_GPUS_PER_NODE");
         assertThat(perPool.get(2).get("message").asText())
-                .isEqualTo("the largest node in pool inference has 4 L40S-48G/T4-16G GPUs; the request needs 8 on one node");
+                .isEqualTo("the largest node in pool inference has 4 L40S-PCIE-48G/T4-PCIE-16G GPUs; the request needs 8 on one node");
     }
 
     @Test
