@@ -132,6 +132,33 @@ public final class WebhookReceiver implements AutoCloseable {
         return received();
     }
 
+    /**
+     * The distinct deliveries received so far, each as it first arrived. Delivery is at least once: a
+     * POST whose answer came after the service's request timeout (a loaded machine) is sent again
+     * with the same delivery id, which is how receivers drop the copy.
+     */
+    public List<Received> deliveries() {
+        java.util.Map<String, Received> first = new java.util.LinkedHashMap<>();
+        for (Received r : received()) {
+            first.putIfAbsent(r.delivery(), r);
+        }
+        return List.copyOf(first.values());
+    }
+
+    /** Waits until {@code count} distinct deliveries arrived, at most {@code within}; returns them all. */
+    public List<Received> awaitDeliveries(int count, Duration within) {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (deliveries().size() < count && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        return deliveries();
+    }
+
     /** A URL at which nothing listens: a port just taken and given back. */
     public static String nobodyListening() {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {

@@ -92,7 +92,7 @@ class WebhookPreemptionApiTest {
         clock.advance(Duration.ofSeconds(31));
         scheduler.endGracePeriods();
 
-        List<Received> victimHeard = speechReceiver.await(2, WITHIN);
+        List<Received> victimHeard = speechReceiver.awaitDeliveries(2, WITHIN);
         assertThat(victimHeard).extracting(Received::event).containsExactly("notice", "preempted");
         JsonNode preempted = victimHeard.get(1).json();
         assertThat(preempted.get("leaseId").asText()).isEqualTo(victimLease);
@@ -100,11 +100,11 @@ class WebhookPreemptionApiTest {
         assertThat(preempted.get("ruleName").asText()).isEqualTo("Lender reclaims its guarantee from borrowed leases first");
         assertThat(preempted.has("deadline")).isFalse();
 
-        List<Received> waiterHeard = visionReceiver.await(1, WITHIN);
+        List<Received> waiterHeard = visionReceiver.awaitDeliveries(1, WITHIN);
         assertThat(waiterHeard).extracting(Received::event).containsExactly("placed");
         JsonNode placed = waiterHeard.get(0).json();
         assertThat(placed.get("requestId").asText()).isEqualTo(visionRequest);
         assertThat(placed.get("queuedBefore").asBoolean()).as("it waited in the queue for the grace period").isTrue();
-        assertThat(speechReceiver.received()).as("speech subscribed to no placement").hasSize(2);
+        assertThat(speechReceiver.deliveries()).as("speech subscribed to no placement").hasSize(2);
     }
 }
