@@ -31,7 +31,8 @@ final class RoutineReports {
     /** The device of each reported UUID when the report is routine; empty when it changes the inventory. */
     static Optional<Map<String, String>> deviceOfUuid(PoolSnapshot snapshot, NodeReport report, Instant at) {
         Node node = snapshot.node(report.node()).orElse(null);
-        if (node == null || report.rack() != null && !report.rack().equals(node.rack())
+        if (node == null || node.agent() == null // an agent's first report makes the node agent-managed: a change
+                || report.rack() != null && !report.rack().equals(node.rack())
                 || !report.labels().isEmpty() && !report.labels().equals(node.labels())) {
             return Optional.empty();
         }

@@ -46,7 +46,7 @@ public class DeviceTelemetry {
 
     /** The service's: the window as configured, read back from the samples table. */
     @Inject
-    DeviceTelemetry(TelemetrySettings settings, TelemetryHistory history, Clock clock) {
+    public DeviceTelemetry(TelemetrySettings settings, TelemetryHistory history, Clock clock) {
         this(settings.memoryWindow());
         history.since(clock.instant().minus(keep)).forEach(this::record);
     }

@@ -4,6 +4,7 @@ import io.gpupool.domain.inventory.NodeAgent;
 import io.gpupool.store.WriterLock;
 import io.micronaut.transaction.TransactionOperations;
 import jakarta.annotation.PreDestroy;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,6 +22,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * Writes agent reports' routine part — the node's presence (sequence, time) and the activity
@@ -48,10 +50,24 @@ public class TelemetryWriter {
     private final Thread thread;
     private volatile boolean stopping;
 
+    private final Consumer<List<Pending>> sink;
+
+    @Inject
     TelemetryWriter(TransactionOperations<Connection> tx, WriterLock writerLock, TelemetrySettings settings) {
+        this(tx, writerLock, settings.queueReports(), null);
+    }
+
+    /** With {@code sink} instead of the database (the back-pressure tests hold it). */
+    TelemetryWriter(int queueReports, Consumer<List<Pending>> sink) {
+        this(null, null, queueReports, sink);
+    }
+
+    private TelemetryWriter(TransactionOperations<Connection> tx, WriterLock writerLock, int queueReports,
+                            Consumer<List<Pending>> sink) {
         this.tx = tx;
         this.writerLock = writerLock;
-        this.queue = new ArrayBlockingQueue<>(settings.queueReports());
+        this.sink = sink != null ? sink : this::write;
+        this.queue = new ArrayBlockingQueue<>(queueReports);
         this.thread = new Thread(this::run, "telemetry-writer");
         thread.setDaemon(true);
         thread.start();
@@ -84,7 +100,7 @@ public class TelemetryWriter {
                 }
                 batch.add(first);
                 queue.drainTo(batch, MAX_REPORTS_PER_TRANSACTION - 1);
-                write(batch);
+                sink.accept(batch);
                 batch.forEach(p -> p.done().complete(null));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
