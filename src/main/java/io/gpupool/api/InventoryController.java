@@ -37,10 +37,10 @@ public class InventoryController {
     private final io.gpupool.telemetry.DeviceTelemetry telemetry;
     private final java.time.Clock clock;
     private final int staleAfterIntervals;
-    private final io.gpupool.nodereport.AgentPresence presence;
+    private final io.gpupool.telemetry.AgentPresence presence;
 
     InventoryController(WorkingSet workingSet, HeartbeatService heartbeats, io.gpupool.telemetry.DeviceTelemetry telemetry,
-                        io.gpupool.nodereport.AgentPresence presence, java.time.Clock clock,
+                        io.gpupool.telemetry.AgentPresence presence, java.time.Clock clock,
                         @io.micronaut.context.annotation.Value("${gpupool.agent.stale-after-intervals:3}") int staleAfterIntervals) {
         this.workingSet = workingSet;
         this.heartbeats = heartbeats;

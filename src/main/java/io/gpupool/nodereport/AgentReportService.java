@@ -1,5 +1,7 @@
 package io.gpupool.nodereport;
 
+import io.gpupool.telemetry.AgentPresence;
+
 import io.gpupool.agent.NodeReport;
 import io.gpupool.agent.NodeReport.Gpu;
 import io.gpupool.agent.NodeReport.MigInstance;

@@ -1,5 +1,7 @@
 package io.gpupool.nodereport;
 
+import io.gpupool.telemetry.AgentPresence;
+
 import io.gpupool.domain.decision.DecisionAction;
 import io.gpupool.domain.decision.LoggedDecision;
 import io.gpupool.domain.inventory.Device;

@@ -131,7 +131,7 @@ class PackageRulesTest {
                 .whereLayer("audit").mayOnlyAccessLayers("domain", "store")
                 .whereLayer("auth").mayOnlyAccessLayers("domain", "problem", "snapshot", "store")
                 .whereLayer("governance").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "policy")
-                .whereLayer("telemetry").mayOnlyAccessLayers("domain")
+                .whereLayer("telemetry").mayOnlyAccessLayers("domain", "store")
                 .whereLayer("inventory").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "telemetry")
                 .whereLayer("nodereport").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "auth",
                         "agent", "telemetry", "inventory")
@@ -148,7 +148,7 @@ class PackageRulesTest {
                 .whereLayer("simulation").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "policy",
                         "allocator", "audit", "governance", "fleet", "request", "replay")
                 .whereLayer("metrics").mayOnlyAccessLayers("domain", "snapshot", "store", "governance", "tenancy", "lease",
-                        "request")
+                        "request", "telemetry")
                 .whereLayer("webhook").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
                 .whereLayer("accounting").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
                 .whereLayer("api").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "policy", "audit",

@@ -1,5 +1,7 @@
 package io.gpupool.nodereport;
 
+import io.gpupool.telemetry.AgentPresence;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gpupool.agent.NodeReport;
 import io.gpupool.agent.NodeReport.Activity;

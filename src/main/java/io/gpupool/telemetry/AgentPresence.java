@@ -1,4 +1,4 @@
-package io.gpupool.nodereport;
+package io.gpupool.telemetry;
 
 import io.gpupool.domain.inventory.Device;
 import io.gpupool.domain.inventory.DeviceHealth;
@@ -16,7 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Each agent node's last applied report (sequence, time, interval, source), kept apart from the
  * inventory: a routine report moves only this (and its row in {@code node_presence}, written by
- * {@code TelemetryWriter}), while the node record keeps the agent state of the last report that
+ * {@link TelemetryWriter}), while the node record keeps the agent state of the last report that
  * changed the inventory. Whoever shows or judges a node's last report reads it through
  * {@link #current(Node)} and {@link #current(Device, Node)}: the newer of the two.
  * Loaded from the table at start, so a restart forgets no report.
@@ -26,7 +26,7 @@ public class AgentPresence {
     private final Map<String, NodeAgent> byNode = new ConcurrentHashMap<>();
     private final Map<String, Object> locks = new ConcurrentHashMap<>();
 
-    AgentPresence(TransactionOperations<Connection> tx) {
+    public AgentPresence(TransactionOperations<Connection> tx) {
         tx.executeRead(status -> {
             try (var st = status.getConnection().prepareStatement(
                     "SELECT node_id, sequence, reported_at_ms, interval_seconds, source FROM node_presence");
@@ -77,12 +77,12 @@ public class AgentPresence {
     }
 
     /** After the report's rows committed. */
-    void applied(String nodeId, NodeAgent agent) {
+    public void applied(String nodeId, NodeAgent agent) {
         byNode.merge(nodeId, agent, (a, b) -> b.sequence() > a.sequence() ? b : a);
     }
 
     /** One node's reports are applied one at a time (an agent sends them in order anyway). */
-    Object lockFor(String nodeId) {
+    public Object lockFor(String nodeId) {
         return locks.computeIfAbsent(nodeId, k -> new Object());
     }
 }
