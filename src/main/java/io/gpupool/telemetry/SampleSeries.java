@@ -61,11 +61,20 @@ final class SampleSeries {
     ActivitySample get(int n) {
         int i = index(n);
         return new ActivitySample(deviceId, migProfile, gpuInstanceId, Instant.ofEpochMilli(atMs[i]), metric[i],
-                Float.isNaN(value[i]) ? null : (double) value[i], framebufferMib[i] < 0 ? null : (long) framebufferMib[i],
+                Float.isNaN(value[i]) ? null : widened(value[i]), framebufferMib[i] < 0 ? null : (long) framebufferMib[i],
                 source);
     }
 
     long atMs(int n) { return atMs[index(n)]; }
+
+    /**
+     * A stored activity figure as the double it was given: a float keeps about seven digits, so
+     * rounding to the millionth gives back 0.7 rather than 0.699999988 (figures are fractions 0..1;
+     * finer digits than a millionth are not kept).
+     */
+    static double widened(float v) {
+        return Math.round(v * 1e6) / 1e6;
+    }
 
     List<ActivitySample> all() {
         List<ActivitySample> out = new ArrayList<>(size);

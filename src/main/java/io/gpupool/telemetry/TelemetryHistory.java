@@ -76,6 +76,6 @@ public class TelemetryHistory {
 
     private static Double number(ResultSet rs, int column) throws SQLException {
         float v = rs.getFloat(column);
-        return rs.wasNull() ? null : (double) v;
+        return rs.wasNull() ? null : SampleSeries.widened(v);
     }
 }
