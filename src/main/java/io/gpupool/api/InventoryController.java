@@ -37,13 +37,15 @@ public class InventoryController {
     private final io.gpupool.telemetry.DeviceTelemetry telemetry;
     private final java.time.Clock clock;
     private final int staleAfterIntervals;
+    private final io.gpupool.telemetry.AgentPresence presence;
 
     InventoryController(WorkingSet workingSet, HeartbeatService heartbeats, io.gpupool.telemetry.DeviceTelemetry telemetry,
-                        java.time.Clock clock,
+                        io.gpupool.telemetry.AgentPresence presence, java.time.Clock clock,
                         @io.micronaut.context.annotation.Value("${gpupool.agent.stale-after-intervals:3}") int staleAfterIntervals) {
         this.workingSet = workingSet;
         this.heartbeats = heartbeats;
         this.telemetry = telemetry;
+        this.presence = presence;
         this.clock = clock;
         this.staleAfterIntervals = staleAfterIntervals;
     }
@@ -75,7 +77,7 @@ public class InventoryController {
                 .filter(n -> cluster == null || cluster.equals(n.clusterId()))
                 .filter(n -> site == null || site.equals(n.siteId()))
                 .sorted(Comparator.comparing(Node::id))
-                .map(n -> NodeView.of(snapshot, n, clock.instant(), staleAfterIntervals))
+                .map(n -> NodeView.of(snapshot, presence.current(n), clock.instant(), staleAfterIntervals))
                 .filter(v -> v.matches(selector))
                 .filter(v -> tier == null || v.tiers().containsKey(tier))
                 .toList();
@@ -86,7 +88,7 @@ public class InventoryController {
     @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT, Role.ORG_ADMIN})
     public NodeView node(@PathVariable String id) {
         PoolSnapshot snapshot = workingSet.current();
-        return NodeView.of(snapshot, snapshot.node(id).orElseThrow(() -> ProblemException.notFound("node", id)),
+        return NodeView.of(snapshot, presence.current(snapshot.node(id).orElseThrow(() -> ProblemException.notFound("node", id))),
                 clock.instant(), staleAfterIntervals);
     }
 
@@ -127,6 +129,8 @@ public class InventoryController {
     }
 
     private DeviceView view(PoolSnapshot snapshot, Device d) {
-        return DeviceView.of(snapshot, d, telemetry, clock.instant());
+        // A routine agent report moves the node's presence, not the device record (AgentPresence).
+        Device reported = presence.current(d, snapshot.node(d.nodeId()).orElse(null));
+        return DeviceView.of(snapshot, reported, telemetry, clock.instant());
     }
 }

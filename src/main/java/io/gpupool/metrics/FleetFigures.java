@@ -61,6 +61,16 @@ public record FleetFigures(Map<List<String>, Double> gpus, Map<List<String>, Dou
      */
     public static FleetFigures of(PoolSnapshot snapshot, Function<String, OptionalDouble> utilisation, Instant now,
                                   Duration staleAfter) {
+        return of(snapshot, utilisation, now, staleAfter, (d, n) -> d.lastHeartbeat());
+    }
+
+    /**
+     * The same, with each device's last heartbeat as {@code lastHeartbeat} tells it (a routine agent
+     * report moves its node's presence, not the device record: telemetry.AgentPresence).
+     */
+    public static FleetFigures of(PoolSnapshot snapshot, Function<String, OptionalDouble> utilisation, Instant now,
+                                  Duration staleAfter,
+                                  java.util.function.BiFunction<Device, io.gpupool.domain.inventory.Node, Instant> lastHeartbeat) {
         Map<List<String>, Double> gpus = new TreeMap<>(ORDER);
         Map<List<String>, Double> allocated = new TreeMap<>(ORDER);
         for (Device d : snapshot.devices().values()) {
@@ -130,14 +140,15 @@ public record FleetFigures(Map<List<String>, Double> gpus, Map<List<String>, Dou
             List<String> cluster = List.of(d.clusterId());
             silent.merge(cluster, 0.0, Double::sum);
             nodeNewest.putIfAbsent(d.nodeId(), Instant.MIN);
-            if (d.lastHeartbeat() == null) {
+            Instant heartbeat = lastHeartbeat.apply(d, snapshot.nodes().get(d.nodeId()));
+            if (heartbeat == null) {
                 silent.merge(cluster, 1.0, Double::sum);
                 continue;
             }
-            double age = Math.max(0, Duration.between(d.lastHeartbeat(), now).toMillis() / 1000.0);
+            double age = Math.max(0, Duration.between(heartbeat, now).toMillis() / 1000.0);
             newest.merge(cluster, age, Math::min);
             oldest.merge(cluster, age, Math::max);
-            nodeNewest.merge(d.nodeId(), d.lastHeartbeat(), (a, b) -> a.isAfter(b) ? a : b);
+            nodeNewest.merge(d.nodeId(), heartbeat, (a, b) -> a.isAfter(b) ? a : b);
         }
         Map<List<String>, Double> staleNodes = new TreeMap<>(ORDER);
         snapshot.nodes().values().forEach(n -> staleNodes.putIfAbsent(List.of(n.clusterId()), 0.0));

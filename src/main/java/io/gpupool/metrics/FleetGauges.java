@@ -3,6 +3,7 @@ package io.gpupool.metrics;
 import io.gpupool.governance.ActivePolicy;
 import io.gpupool.lease.UsageRecorder;
 import io.gpupool.store.WorkingSet;
+import io.gpupool.telemetry.AgentPresence;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -28,6 +29,7 @@ public class FleetGauges {
     private final WorkingSet workingSet;
     private final UsageRecorder usage;
     private final Clock clock;
+    private final AgentPresence presence;
     private final Duration staleAfter;
     private final List<Figure> figures = new ArrayList<>();
     /** The figures the registered gauges show; held here because a gauge keeps only a weak reference to its value. */
@@ -37,8 +39,9 @@ public class FleetGauges {
     }
 
     FleetGauges(WorkingSet workingSet, UsageRecorder usage, ActivePolicy policy, Clock clock, PrometheusMeterRegistry registry,
-                @Value("${gpupool.metrics.stale-after:5m}") Duration staleAfter) {
+                @Value("${gpupool.metrics.stale-after:5m}") Duration staleAfter, AgentPresence presence) {
         this.workingSet = workingSet;
+        this.presence = presence;
         this.usage = usage;
         this.clock = clock;
         this.staleAfter = staleAfter;
@@ -86,7 +89,8 @@ public class FleetGauges {
 
     /** Recomputes every fleet gauge from the current snapshot; one scrape at a time. */
     public synchronized void refresh() {
-        FleetFigures now = FleetFigures.of(workingSet.current(), usage::latest, clock.instant(), staleAfter);
+        FleetFigures now = FleetFigures.of(workingSet.current(), usage::latest, clock.instant(), staleAfter,
+                (device, node) -> presence.current(device, node).lastHeartbeat());
         for (Figure f : figures) {
             List<MultiGauge.Row<?>> rows = new ArrayList<>();
             f.values().apply(now).forEach((labels, value) -> {

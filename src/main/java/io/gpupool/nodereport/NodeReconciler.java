@@ -225,7 +225,7 @@ public final class NodeReconciler {
                 memory, null, 0, false, mode, layout, reportedHealth(g), Map.of(), nodePool, at);
     }
 
-    private static Device reconciled(Device old, Gpu g, Instant at, boolean ownsHealth) {
+    static Device reconciled(Device old, Gpu g, Instant at, boolean ownsHealth) {
         ShareMode mode = old.shareMode();
         List<String> layout = old.migLayout();
         if (Boolean.TRUE.equals(g.migEnabled()) && !layout(g).isEmpty()) {
@@ -292,7 +292,7 @@ public final class NodeReconciler {
         return pools.size() == 1 ? pools.iterator().next() : null;
     }
 
-    private static boolean sameIgnoringHeartbeat(Device a, Device b) {
+    static boolean sameIgnoringHeartbeat(Device a, Device b) {
         return a.withHealth(a.health(), null).equals(b.withHealth(b.health(), null));
     }
 

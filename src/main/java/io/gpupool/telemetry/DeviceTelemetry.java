@@ -3,56 +3,91 @@ package io.gpupool.telemetry;
 import io.gpupool.domain.lease.DeviceShare;
 import io.gpupool.domain.lease.Lease;
 import io.gpupool.domain.lease.UsageSample;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Deque;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Recent device activity, in memory: what node agents measured on each GPU and MIG instance over
- * the last {@link #KEEP}. It is what idle reclamation trusts ({@link #leaseSamples}); the latest
- * sample of each device is shown by {@code GET /devices}. Bounded per device, so its size follows
- * the fleet, not time. Thread-safe.
+ * the last {@link TelemetrySettings#memoryWindow()} (by default the default rules' longest idle
+ * window, two hours, with a margin). It is what idle reclamation trusts ({@link #leaseSamples}); the
+ * latest sample of each device is shown by {@code GET /devices}. The samples are also in the
+ * {@code device_sample} table ({@link TelemetryWriter}); at start the window is read back from it
+ * ({@link TelemetryHistory#since}), so a restart does not make an idle lease look new. Compact
+ * ({@link SampleSeries}), bounded by the window, so its size follows the fleet, not time.
+ * Thread-safe.
  */
 @Singleton
 public class DeviceTelemetry {
-    /** As long as the longest idle window of the default rules (two hours), with room to spare. */
-    static final Duration KEEP = Duration.ofHours(6);
+    private final Duration keep;
+    /** Per device, its series: the whole card first, then its MIG instances. */
+    private final Map<String, List<SampleSeries>> byDevice = new ConcurrentHashMap<>();
 
-    private final Map<String, Deque<ActivitySample>> byDevice = new ConcurrentHashMap<>();
+    /** Empty, with the default window (for tests and tools that feed it themselves). */
+    public DeviceTelemetry() {
+        this(TelemetrySettings.DEFAULT_MEMORY_WINDOW);
+    }
+
+    public DeviceTelemetry(Duration keep) {
+        this.keep = keep;
+    }
+
+    /** The service's: the window as configured, read back from the samples table. */
+    @Inject
+    public DeviceTelemetry(TelemetrySettings settings, TelemetryHistory history, Clock clock) {
+        this(settings.memoryWindow());
+        history.since(clock.instant().minus(keep)).forEach(this::record);
+    }
+
+    public Duration window() {
+        return keep;
+    }
 
     public void record(ActivitySample sample) {
-        Deque<ActivitySample> samples = byDevice.computeIfAbsent(sample.deviceId(), k -> new ArrayDeque<>());
-        synchronized (samples) {
-            samples.addLast(sample);
-            Instant horizon = sample.at().minus(KEEP);
-            while (!samples.isEmpty() && samples.peekFirst().at().isBefore(horizon)) {
-                samples.removeFirst();
+        List<SampleSeries> series = byDevice.computeIfAbsent(sample.deviceId(), k -> new ArrayList<>(1));
+        synchronized (series) {
+            SampleSeries mine = null;
+            for (SampleSeries s : series) {
+                if (Objects.equals(s.gpuInstanceId(), sample.gpuInstanceId()) && Objects.equals(s.migProfile(), sample.migProfile())) {
+                    mine = s;
+                    break;
+                }
             }
+            if (mine == null) {
+                mine = new SampleSeries(sample.deviceId(), sample.migProfile(), sample.gpuInstanceId());
+                series.add(mine);
+            }
+            mine.add(sample);
+            long horizon = sample.at().minus(keep).toEpochMilli();
+            for (SampleSeries s : series) {
+                s.dropBefore(horizon);
+            }
+            series.removeIf(s -> s.size() == 0);
         }
     }
 
     /** The newest whole-GPU sample of a device, if an agent reported one in the window. */
     public Optional<ActivitySample> latest(String deviceId) {
-        Deque<ActivitySample> samples = byDevice.get(deviceId);
-        if (samples == null) {
+        List<SampleSeries> series = byDevice.get(deviceId);
+        if (series == null) {
             return Optional.empty();
         }
-        synchronized (samples) {
-            var it = samples.descendingIterator();
-            while (it.hasNext()) {
-                ActivitySample s = it.next();
-                if (s.migProfile() == null && s.gpuInstanceId() == null) {
-                    return Optional.of(s);
+        synchronized (series) {
+            for (SampleSeries s : series) {
+                if (s.migProfile() == null && s.gpuInstanceId() == null && s.size() > 0) {
+                    return Optional.of(s.get(s.size() - 1));
                 }
             }
             return Optional.empty();
@@ -61,13 +96,16 @@ public class DeviceTelemetry {
 
     /** Every sample of a device in the window, oldest first. */
     public List<ActivitySample> samples(String deviceId) {
-        Deque<ActivitySample> samples = byDevice.get(deviceId);
-        if (samples == null) {
+        List<SampleSeries> series = byDevice.get(deviceId);
+        if (series == null) {
             return List.of();
         }
-        synchronized (samples) {
-            return List.copyOf(samples);
+        List<ActivitySample> all = new ArrayList<>();
+        synchronized (series) {
+            series.forEach(s -> all.addAll(s.all()));
         }
+        all.sort(Comparator.comparing(ActivitySample::at));
+        return all;
     }
 
     /**
@@ -106,10 +144,14 @@ public class DeviceTelemetry {
 
     /** Samples held, over all devices (for the meters and the storage figures). */
     public int size() {
-        return byDevice.values().stream().mapToInt(d -> {
-            synchronized (d) {
-                return d.size();
+        int n = 0;
+        for (List<SampleSeries> series : byDevice.values()) {
+            synchronized (series) {
+                for (SampleSeries s : series) {
+                    n += s.size();
+                }
             }
-        }).sum();
+        }
+        return n;
     }
 }

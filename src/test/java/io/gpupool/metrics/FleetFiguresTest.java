@@ -91,6 +91,19 @@ class FleetFiguresTest {
     }
 
     @Test
+    void aNodesLastRoutineAgentReportCountsAsItsCardsHeartbeat() {
+        PoolSnapshot snapshot = fleet().build();
+
+        FleetFigures f = FleetFigures.of(snapshot, id -> OptionalDouble.empty(), NOW, Duration.ofMinutes(5),
+                (device, node) -> node.id().equals("a2") ? NOW.minusSeconds(5) : device.lastHeartbeat());
+
+        assertThat(f.newestHeartbeatAge()).containsOnly(entry(List.of("a"), 5.0));
+        assertThat(f.oldestHeartbeatAge()).containsOnly(entry(List.of("a"), 10.0));
+        assertThat(f.staleNodes()).as("a2 reported 5 s ago; b1 never").containsOnly(entry(List.of("a"), 0.0),
+                entry(List.of("b"), 1.0));
+    }
+
+    @Test
     void theQueueShowsItsDepthAndTheLongestWaitPerAllowedModel() {
         PoolSnapshot snapshot = fleet()
                 .request(GpuRequests.request("r1").pool("training").gpus(2).models("H100", "T4").at(NOW.minusSeconds(600)).build())

@@ -7,6 +7,7 @@ import io.gpupool.domain.lease.UsageSample;
 import io.gpupool.domain.lease.WorkloadKind;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
@@ -79,5 +80,44 @@ class DeviceTelemetryTest {
         sample("g0", null, null, 7 * 60, 0.1);
 
         assertThat(telemetry.samples("g0")).hasSize(1);
+    }
+
+    @Test
+    void theWindowIsTheDefaultRulesLongestIdleWindowWithAMarginNotSixHours() {
+        sample("g0", null, null, 0, 0.5);
+        sample("g0", null, null, 134, 0.1);
+        assertThat(telemetry.samples("g0")).hasSize(2);
+
+        sample("g0", null, null, 136, 0.1);
+
+        assertThat(telemetry.samples("g0")).extracting(ActivitySample::at)
+                .containsExactly(T0.plusSeconds(60L * 134), T0.plusSeconds(60L * 136));
+        assertThat(telemetry.window()).isEqualTo(Duration.ofMinutes(135));
+    }
+
+    @Test
+    void aSampleKeepsItsFiguresMetricAndInstanceThroughTheCompactStore() {
+        telemetry.record(new ActivitySample("g1", "3g.40gb", 2, T0, "SM_ACTIVE", 0.25, 4096L, "dcgm"));
+        telemetry.record(new ActivitySample("g1", null, null, T0.plusSeconds(1), null, null, null, "dcgm"));
+        telemetry.record(new ActivitySample("g1", "3g.40gb", 1, T0.plusSeconds(2), "GPU_UTIL", 1.0, 0L, "dcgm"));
+
+        assertThat(telemetry.samples("g1")).containsExactly(
+                new ActivitySample("g1", "3g.40gb", 2, T0, "SM_ACTIVE", 0.25, 4096L, "dcgm"),
+                new ActivitySample("g1", null, null, T0.plusSeconds(1), null, null, null, "dcgm"),
+                new ActivitySample("g1", "3g.40gb", 1, T0.plusSeconds(2), "GPU_UTIL", 1.0, 0L, "dcgm"));
+        assertThat(telemetry.latest("g1")).contains(new ActivitySample("g1", null, null, T0.plusSeconds(1), null, null, null, "dcgm"));
+        assertThat(telemetry.size()).isEqualTo(3);
+    }
+
+    @Test
+    void aLongSeriesKeepsOnlyItsWindowAsItGrowsAndWraps() {
+        for (int minute = 0; minute < 600; minute++) { // ten hours, one a minute
+            sample("g0", null, null, minute, minute % 10 / 10.0);
+        }
+
+        List<ActivitySample> kept = telemetry.samples("g0");
+        assertThat(kept).hasSize(136);
+        assertThat(kept.get(0).at()).isEqualTo(T0.plusSeconds(60L * 464));
+        assertThat(kept.get(135).value()).isCloseTo(0.9, org.assertj.core.api.Assertions.within(1e-6));
     }
 }
