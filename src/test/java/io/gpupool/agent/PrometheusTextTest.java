@@ -60,6 +60,20 @@ class PrometheusTextTest {
     }
 
     @Test
+    void everyLetterDigitColonAndUnderscoreAtTheEdgesOfTheirRangesBelongsToAName() {
+        Sample s = one("azAZ:_09{Zz_Aa09=\"v\"} 1");
+        assertThat(s.name()).isEqualTo("azAZ:_09");
+        assertThat(s.labels()).containsOnlyKeys("Zz_Aa09");
+    }
+
+    @ParameterizedTest(name = "a name starting with ''{0}''")
+    @ValueSource(strings = {"0", "9", "-", "`", "{", "@", "[", "/"})
+    void aNameStartsWithALetterColonOrUnderscore(String first) {
+        assertThatThrownBy(() -> PrometheusText.parse(first + "x 1")).isInstanceOf(ReportFormatException.class)
+                .hasMessage("dcgm-exporter scrape line 1: expected a metric name");
+    }
+
+    @Test
     void aNewlineEscapeInALabelValueIsANewline() {
         assertThat(one("m{a=\"x\\ny\"} 1").label("a")).isEqualTo("x\ny");
     }

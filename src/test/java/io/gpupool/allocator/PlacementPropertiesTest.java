@@ -100,6 +100,7 @@ class PlacementPropertiesTest {
         CapacityView view = fleet(rnd);
         Allocator allocator = allocator(strategy, seed);
         int placed = 0;
+        int refused = 0;
         for (int i = 0; i < STEPS; i++) {
             PlacementRequest req = request(rnd, i);
             PlacementDecision d = allocator.place(view, req);
@@ -112,9 +113,12 @@ class PlacementPropertiesTest {
                 placed++;
             } else {
                 assertThat(d.reason().largestGangNow()).isLessThan(req.gangSize());
+                refused++;
             }
         }
-        assertThat(placed).as("the stream placed something").isPositive();
+        // the stream fills the fleet: both answers are exercised
+        assertThat(placed).as("placed").isPositive();
+        assertThat(refused).as("refused").isPositive();
         for (int g = 0; g < view.gpuCount(); g++) {
             assertThat(view.freeMilli(g)).isBetween(0, PlacementRequest.WHOLE);
         }

@@ -192,6 +192,27 @@ class KubernetesNodeVariantsTest {
     }
 
     @Test
+    void migCountsOfZeroInTheLabelsLeaveTheDevicePluginsCapacityToNameTheInstances() {
+        NodeReport n = node("\"nvidia.com/gpu.count\": \"1\", \"nvidia.com/mig-1g.10gb.count\": \"0\"",
+                "\"capacity\": {\"nvidia.com/mig-2g.20gb\": \"1\", \"nvidia.com/mig-1g.5gb\": \"1\", \"nvidia.com/mig-1g.10gb\": \"1\"}", "");
+        // read in name order whatever the order of the answer: 2g first (largest), then 1g.10gb before 1g.5gb
+        assertThat(n.gpus().get(0).migInstances()).extracting(m -> m.profile()).containsExactly("2g.20gb", "1g.10gb", "1g.5gb");
+    }
+
+    @Test
+    void configuredTopologyLabelsAndIgnoredTaintsAreTrimmedAndAMalformedPairIsRefused() {
+        KubernetesLabels labels = KubernetesLabels.of(" zone = topology.kubernetes.io/zone ,, ", " ", " a , ,b ");
+        assertThat(labels.topology()).containsExactly(java.util.Map.entry("zone", "topology.kubernetes.io/zone"));
+        assertThat(labels.rack()).isNull();
+        assertThat(labels.ignoredTaints()).containsExactlyInAnyOrder("a", "b");
+        for (String bad : new String[] {"=x", "x=", "x"}) {
+            assertThatThrownBy(() -> KubernetesLabels.of(bad, null, "")).as(bad).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("gpupool.import.kubernetes.topology-labels: '" + bad + "' is not name=kubernetes-label");
+        }
+        assertThat(KubernetesLabels.of("a=b", "r", "").topology()).containsEntry("a", "b");
+    }
+
+    @Test
     void brokenYamlIsRefusedAsYaml() {
         assertThatThrownBy(() -> reader.parse("kind: NodeList\nitems: [\n", NOW)).isInstanceOfSatisfying(ImportFormatException.class,
                 e -> assertThat(e.problems().get(0)).contains("not valid YAML"));
