@@ -102,6 +102,12 @@ public class ReplayJobs {
         return entry.view();
     }
 
+    /** Every job still kept, newest first. */
+    public List<ReplayJob> list() {
+        return jobs.values().stream().sorted(java.util.Comparator.comparing((Entry j) -> j.submittedAt).reversed())
+                .map(Entry::view).toList();
+    }
+
     public ReplayJob get(String id) {
         return find(id).view();
     }
