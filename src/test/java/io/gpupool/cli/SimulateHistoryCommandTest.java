@@ -170,8 +170,9 @@ class SimulateHistoryCommandTest {
                 """);
         Path out = tmp.resolve("out");
 
+        // the service compiles the uploaded candidate before it answers: slow on a loaded machine
         CliRun.Result result = simulate(cli, "--history", WINDOW, "--policy", "active", "--policy", candidate.toString(),
-                "--out", out.toString());
+                "--out", out.toString(), "--timeout", "300s");
 
         assertThat(result.exitCode()).as(result.err()).isEqualTo(1);
         assertThat(result.err()).contains("ended FAILED, nothing was written", "failed midway", "deriving device profiles");
