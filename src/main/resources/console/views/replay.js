@@ -47,7 +47,7 @@ function renderForm(formBox, list, started) {
     h('h2', {}, 'Replay recorded history'),
     h('p', { class: 'muted' }, 'The requests that arrived in the window, as they were asked and as long as their jobs really ran, '
       + 'replayed under the active policy (the baseline) and a stored version, with the deltas between them.'),
-    h('div', { class: 'filters' },
+    h('div', { class: 'row' },
       field('From (ISO instant)', from), field('To', to), field('Compare with', version),
       field('Pass every', passEvery), field('Sweep every', sweepEvery)),
     h('button', { type: 'submit', id: 'replay-start' }, 'Start replay'),
