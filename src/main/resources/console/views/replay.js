@@ -211,7 +211,7 @@ function filesPanel(job) {
 }
 
 async function fileText(job, name) {
-  const res = await call('GET', `${JOBS}/${encodeURIComponent(job.id)}/files/${encodeURIComponent(name)}`, undefined, { Accept: 'text/csv' });
+  const res = await call('GET', `${JOBS}/${encodeURIComponent(job.id)}/files/${encodeURIComponent(name)}`);
   return res.text;
 }
 

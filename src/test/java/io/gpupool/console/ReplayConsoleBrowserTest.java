@@ -58,6 +58,8 @@ class ReplayConsoleBrowserTest {
         FleetLoaded.ensure(api);
         assertThat(api.post("/api/v1/prices", Map.of("model", "H100-SXM-80G", "perGpuHour", 2.00,
                 "effectiveFrom", "2026-01-01T00:00:00Z"), ADMIN).status()).isEqualTo(201);
+        // a stopped clock: the lease holds exactly 20 minutes however long the calls take
+        clock.freezeAt(Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).plusSeconds(60));
         from = clock.instant().minusSeconds(1);
         Reply placed = api.post("/api/v1/requests", Map.of("tenant", "nlp", "kind", "training", "gpus", 8,
                 "models", List.of("H100-SXM-80G")), ADMIN);
@@ -96,8 +98,9 @@ class ReplayConsoleBrowserTest {
         new WebDriverWait(browser.driver(), Duration.ofMinutes(5)).until(d ->
                 d.findElements(By.cssSelector("#replay-state[data-state=DONE]")).isEmpty() ? null : true);
         new WebDriverWait(browser.driver(), Duration.ofMinutes(1)).until(d ->
-                d.findElements(By.cssSelector("canvas[data-chart]")).isEmpty() ? null : true);
+                d.findElements(By.cssSelector("canvas[data-chart], #view-replay .problem")).isEmpty() ? null : true);
         browser.settle();
+        assertThat(browser.all(By.cssSelector("#view-replay .problem"))).as(browser.mainText()).isEmpty();
 
         assertThat(browser.script("return document.getElementById('replay-progress').value;").toString()).isEqualTo("100");
         String summary = browser.text(By.id("replay-summary-table"));
