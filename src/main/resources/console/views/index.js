@@ -8,6 +8,7 @@ import { renderDecisions } from './decisions.js';
 import { renderPolicy } from './policy.js';
 import { renderApprovals } from './approvals.js';
 import { REPORTS, renderReports } from './reports.js';
+import { renderReplay } from './replay.js';
 
 export const VIEWS = [
   { id: 'fleet', title: 'Fleet', render: renderFleet },
@@ -18,4 +19,5 @@ export const VIEWS = [
   { id: 'approvals', title: 'Approvals', roles: ['admin', 'org_admin'], render: renderApprovals },
   { id: 'policy', title: 'Policy', roles: ['admin', 'viewer'], render: renderPolicy },
   ...(REPORTS.length ? [{ id: 'reports', title: 'Reports', render: renderReports }] : []),
+  { id: 'replay', title: 'Replay', roles: ['admin', 'viewer'], render: renderReplay },
 ];

@@ -72,6 +72,23 @@ public class PriceBook {
 
     /** Adds a change (400 with every reason when it is not valid); it applies from its effective hour on. */
     public Rate change(PriceChange change, Caller caller) {
+        Rate checked = checked(change, caller.principal(), clock.instant());
+        PriceRateRow row = new PriceRateRow(null, checked.model(), checked.tier(), checked.perGpuHour(),
+                checked.borrowedPerGpuHour(), checked.reservedIdlePerGpuHour(), checked.currency(),
+                checked.effectiveFrom(), checked.changedBy(), checked.changedAt(), checked.note());
+        writerLock.ensureHeld();
+        PriceRateRow saved = tx.executeWrite(status -> {
+            writerLock.confirm(status.getConnection());
+            return rates.save(row);
+        });
+        return Rate.of(saved);
+    }
+
+    /**
+     * {@code change} as the rate it becomes (id 0), or a 400 with every reason when it is not valid: the
+     * one check of a price change, whether it is posted to the book or read from a prices file.
+     */
+    public static Rate checked(PriceChange change, String changedBy, Instant changedAt) {
         FieldChecks check = new FieldChecks();
         if (change == null) {
             check.error("body: is required");
@@ -113,14 +130,8 @@ public class PriceBook {
             }
         }
         check.throwIfAny("The price change is invalid");
-        PriceRateRow row = new PriceRateRow(null, model, tier, change.perGpuHour(), change.borrowedPerGpuHour(),
-                change.reservedIdlePerGpuHour(), currency, effective, caller.principal(), clock.instant(), change.note());
-        writerLock.ensureHeld();
-        PriceRateRow saved = tx.executeWrite(status -> {
-            writerLock.confirm(status.getConnection());
-            return rates.save(row);
-        });
-        return Rate.of(saved);
+        return new Rate(0, model, tier, change.perGpuHour(), change.borrowedPerGpuHour(), change.reservedIdlePerGpuHour(),
+                currency, effective, changedBy, changedAt, change.note());
     }
 
     private static void rate(FieldChecks check, String at, BigDecimal value) {
@@ -130,15 +141,15 @@ public class PriceBook {
     }
 
     /** The rates in force, for pricing: the most specific match, then the latest effective before the hour. */
-    Prices prices() {
+    public Prices prices() {
         return new Prices(all());
     }
 
-    /** A snapshot of the book for one report. */
-    static final class Prices {
+    /** A snapshot of the book for one report (or a replay: the service's book, or a prices file's rates). */
+    public static final class Prices {
         private final List<Rate> rates;
 
-        Prices(List<Rate> rates) {
+        public Prices(List<Rate> rates) {
             this.rates = new ArrayList<>(rates);
         }
 

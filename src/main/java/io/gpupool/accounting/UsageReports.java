@@ -27,7 +27,7 @@ import java.util.Set;
  * unallocated and unhealthy. Read-only; the cost report prices the same figures.
  */
 @Singleton
-public class UsageReports {
+public class UsageReports implements GpuTimeSource {
     private static final List<Dimension> CAPACITY_DIMENSIONS = List.of(Dimension.POOL, Dimension.TIER, Dimension.MODEL);
 
     private final LedgerStore ledger;
@@ -79,7 +79,8 @@ public class UsageReports {
     }
 
     /** Lease GPU time per group of ledger {@code columns} and bucket. */
-    Map<List<String>, long[]> leaseTime(ReportWindow w, List<Column> columns, Collection<String> tenants) {
+    @Override
+    public Map<List<String>, long[]> leaseTime(ReportWindow w, List<Column> columns, Collection<String> tenants) {
         long from = w.from().toEpochMilli();
         return GpuTime.of(ledger.levels(LedgerEntryRow.LEASE, columns, from, tenants),
                 ledger.hours(LedgerEntryRow.LEASE, columns, from, w.to().toEpochMilli(), tenants), w);
@@ -134,7 +135,8 @@ public class UsageReports {
     }
 
     /** Healthy capacity no lease held, per (pool, model) and bucket. */
-    Map<List<String>, long[]> idleByPoolAndModel(ReportWindow w) {
+    @Override
+    public Map<List<String>, long[]> idleByPoolAndModel(ReportWindow w) {
         Map<List<String>, long[]> idle = new HashMap<>();
         capacityByPoolAndModel(w).forEach((key, s) -> {
             long[] free = new long[w.buckets()];

@@ -34,6 +34,12 @@ public class PolicyReplayController {
         return HttpResponse.accepted().body(jobs.submit(ask));
     }
 
+    @Get
+    @Allow({Role.ADMIN, Role.VIEWER})
+    public java.util.List<ReplayJob> list() {
+        return jobs.list();
+    }
+
     @Get("/{id}")
     @Allow({Role.ADMIN, Role.VIEWER})
     public ReplayJob get(@PathVariable String id) {

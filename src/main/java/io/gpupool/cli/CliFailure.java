@@ -10,14 +10,25 @@ final class CliFailure extends RuntimeException {
     static final int UNREACHABLE = 3;
 
     private final int exitCode;
+    private final int status;
 
     CliFailure(int exitCode, String message) {
+        this(exitCode, message, 0);
+    }
+
+    /** A failure the server answered with HTTP {@code status} (0: no answer, or not the server's). */
+    CliFailure(int exitCode, String message, int status) {
         super(message);
         this.exitCode = exitCode;
+        this.status = status;
     }
 
     int exitCode() {
         return exitCode;
+    }
+
+    int status() {
+        return status;
     }
 
     static CliFailure usage(String message) {

@@ -69,6 +69,31 @@ final class RestClient {
         }
     }
 
+    /** A file as it is served (a CSV, a chart), with the token; 4xx and 5xx fail as for JSON. */
+    byte[] bytes(String path) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(base.getPath() + path)).timeout(timeout).GET();
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
+        try {
+            HttpResponse<byte[]> response = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+            if (response.statusCode() >= 400) {
+                throw new CliFailure(response.statusCode() >= 500 ? CliFailure.UNREACHABLE : CliFailure.REFUSED,
+                        base + path + " answered " + response.statusCode(), response.statusCode());
+            }
+            return response.body();
+        } catch (IOException e) {
+            throw new CliFailure(CliFailure.UNREACHABLE, "cannot reach " + base + ": " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CliFailure(CliFailure.UNREACHABLE, "interrupted while reading " + base);
+        }
+    }
+
+    JsonNode delete(String path) {
+        return send("DELETE", path, null, Map.of()).body();
+    }
+
     JsonNode post(String path, Object body) {
         return send("POST", path, body, Map.of()).body();
     }
@@ -112,7 +137,7 @@ final class RestClient {
             String title = json.path("title").asText("HTTP " + status);
             String text = detail.isEmpty() ? title : detail;
             throw new CliFailure(status >= 500 ? CliFailure.UNREACHABLE : CliFailure.REFUSED,
-                    (status >= 500 ? "server error " + status + ": " : status + " " + title + ": ") + text);
+                    (status >= 500 ? "server error " + status + ": " : status + " " + title + ": ") + text, status);
         }
         return new Reply(status, json);
     }

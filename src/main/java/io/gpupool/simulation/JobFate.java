@@ -1,5 +1,6 @@
 package io.gpupool.simulation;
 
+import io.gpupool.domain.lease.Lease;
 import io.gpupool.domain.lease.WorkloadKind;
 
 import java.time.Instant;
@@ -9,12 +10,14 @@ import java.util.List;
  * What one policy did to one job: where its request ended up ({@link Outcome}), when it was placed
  * and on which card model, how its lease ended ({@link End}), and the decision that explains it —
  * rule names, policy version, reason code and message, as the decision log would show them.
- * {@code lostGpuHours} is the work its lease had done when it was preempted (0 otherwise).
+ * {@code lostGpuHours} is the work its lease had done when it was preempted (0 otherwise); {@code lease}
+ * is the lease as it was placed (null when never placed): its shares, pool and funding are what the
+ * replay's cost is priced from, as the ledger prices a live lease.
  */
 public record JobFate(String id, String tenant, WorkloadKind kind, String priorityClass, double gpus,
                       Instant arrival, Outcome outcome, Instant placedAt, String model, End end, Instant endedAt,
                       List<String> ruleNames, String policyVersion, String reasonCode, String message,
-                      double lostGpuHours) {
+                      double lostGpuHours, Lease lease) {
     public enum Outcome {
         /** It got a lease. */
         PLACED,

@@ -1,6 +1,7 @@
 package io.gpupool.simulation;
 
 import io.gpupool.domain.decision.LoggedDecision;
+import io.gpupool.domain.lease.Lease;
 import io.gpupool.domain.request.GpuRequest;
 
 import java.time.Instant;
@@ -22,6 +23,7 @@ final class JobFateBuilder {
     String reasonCode;
     String message;
     double lostGpuHours;
+    Lease lease;
 
     JobFateBuilder(Job job) {
         this.job = job;
@@ -34,8 +36,9 @@ final class JobFateBuilder {
         this.message = text;
     }
 
-    void placed(Instant at, String placedOn, LoggedDecision d) {
+    void placed(Instant at, String placedOn, Lease placed, LoggedDecision d) {
         outcome = JobFate.Outcome.PLACED;
+        lease = placed;
         placedAt = at;
         model = placedOn;
         explain(d.ruleNames(), d.policyVersion(), d.reasonCode(), d.message());
@@ -55,6 +58,6 @@ final class JobFateBuilder {
         String shownModel = model != null ? model : ask.allowedModels().isEmpty() ? "any" : String.join("|", ask.allowedModels());
         return new JobFate(job.id(), ask.tenantId(), ask.kind(), ask.priorityClass() == null ? "default" : ask.priorityClass(),
                 job.gpuAmount(), job.arrival(), outcome, placedAt, shownModel, how, how == JobFate.End.HELD_AT_END ? windowEnd : endedAt,
-                ruleNames, policyVersion, reasonCode, message, lostGpuHours);
+                ruleNames, policyVersion, reasonCode, message, lostGpuHours, lease);
     }
 }

@@ -17,7 +17,7 @@ public final class PolicyReplay {
     }
 
     /** Every policy's run of the workload, the baseline first. */
-    public record Result(Workload workload, List<PolicyRun> runs) {
+    public record Result(Workload workload, PoolSnapshot fleet, List<PolicyRun> runs) {
         public PolicyRun baseline() {
             return runs.get(0);
         }
@@ -43,6 +43,6 @@ public final class PolicyReplay {
             runs.add(simulation.run(c.label(), c.policy(), fleet, workload,
                     (simulated, done) -> progress.at(index, candidates.size(), c.label(), done), cancelled));
         }
-        return new Result(workload, runs);
+        return new Result(workload, fleet, runs);
     }
 }

@@ -1,5 +1,7 @@
 package io.gpupool.simulation;
 
+import io.gpupool.accounting.AccountingSettings;
+import io.gpupool.accounting.PriceBook;
 import io.gpupool.fleet.FleetImporter;
 import io.gpupool.governance.ActivePolicy;
 import io.gpupool.governance.PolicyLifecycle;
@@ -40,8 +42,12 @@ import java.util.concurrent.Future;
 @Singleton
 public class ReplayJobs {
     private static final Logger LOG = LoggerFactory.getLogger(ReplayJobs.class);
+    /** The name {@code policies} gives the uploaded rule set, to place it (else it comes last). */
+    static final String UPLOAD = "upload";
 
     private final RecordedHistory history;
+    private final PriceBook priceBook;
+    private final AccountingSettings accounting;
     private final PolicyLifecycle lifecycle;
     private final ActivePolicy active;
     private final PolicyEngine engine;
@@ -52,8 +58,8 @@ public class ReplayJobs {
     private final ExecutorService runner;
     private final Map<String, Entry> jobs = new ConcurrentHashMap<>();
 
-    ReplayJobs(RecordedHistory history, PolicyLifecycle lifecycle, ActivePolicy active, PolicyEngine engine,
-               WorkingSet workingSet, Clock clock,
+    ReplayJobs(RecordedHistory history, PriceBook priceBook, AccountingSettings accounting, PolicyLifecycle lifecycle,
+               ActivePolicy active, PolicyEngine engine, WorkingSet workingSet, Clock clock,
                @Value("${gpupool.preemption.grace:30s}") Duration grace,
                @Value("${gpupool.reclamation.interval:30s}") Duration sweepEvery,
                @Value("${gpupool.scheduler.interval:5s}") Duration passEvery,
@@ -63,6 +69,8 @@ public class ReplayJobs {
                @Value("${gpupool.replay.threads:1}") int threads,
                @Value("${gpupool.replay.keep:20}") int keep) {
         this.history = history;
+        this.priceBook = priceBook;
+        this.accounting = accounting;
         this.lifecycle = lifecycle;
         this.active = active;
         this.engine = engine;
@@ -80,7 +88,7 @@ public class ReplayJobs {
 
     /** A prepared replay: what it runs, checked and compiled. */
     record Prepared(PoolSnapshot fleet, Workload workload, List<PolicyReplay.Candidate> candidates,
-                    SimulatedScheduler.Settings settings, Duration sampleEvery) {
+                    SimulatedScheduler.Settings settings, Duration sampleEvery, ReplayPricing pricing) {
     }
 
     /** Checks {@code ask} and queues its run; refuses bad input before anything runs. */
@@ -92,6 +100,12 @@ public class ReplayJobs {
         forgetOld();
         entry.future = runner.submit(() -> run(entry));
         return entry.view();
+    }
+
+    /** Every job still kept, newest first. */
+    public List<ReplayJob> list() {
+        return jobs.values().stream().sorted(java.util.Comparator.comparing((Entry j) -> j.submittedAt).reversed())
+                .map(Entry::view).toList();
     }
 
     public ReplayJob get(String id) {
@@ -158,11 +172,15 @@ public class ReplayJobs {
                 fleet = FleetImporter.applied(ask.history() != null || ask.trace() == null ? fleet : PoolSnapshot.empty(), ask.fleet());
             }
             List<PolicyReplay.Candidate> candidates = new ArrayList<>();
-            for (String p : ask.policies() == null ? List.<String>of() : ask.policies()) {
-                candidates.add(policy(p));
+            List<String> named = ask.policies() == null ? List.of() : ask.policies();
+            if (named.contains(UPLOAD) && ask.upload() == null) {
+                throw ProblemException.invalid("policies: 'upload' names the uploaded rule set, but the body has no 'upload'");
             }
-            if (ask.upload() != null) {
-                candidates.add(RuleSetPolicies.compile("upload", RuleSetLayering.resolve(ask.upload()).ruleSet().withVersion("upload")));
+            for (String p : named) {
+                candidates.add(UPLOAD.equals(p) ? uploaded(ask.upload()) : policy(p));
+            }
+            if (ask.upload() != null && !named.contains(UPLOAD)) {
+                candidates.add(uploaded(ask.upload())); // not placed by name: it comes last
             }
             ReplayAsk.Settings s = ask.settings();
             SimulatedScheduler.Settings settings = s == null ? serviceSettings : new SimulatedScheduler.Settings(serviceSettings.grace(),
@@ -171,10 +189,16 @@ public class ReplayJobs {
                     serviceSettings.candidateNodes(), serviceSettings.widenEvery(), serviceSettings.passBudget());
             Duration sample = s == null || s.sampleEvery() == null ? Duration.ofMinutes(10)
                     : SimulateCommand.duration("settings.sampleEvery", s.sampleEvery());
-            return new Prepared(fleet, workload, candidates, settings, sample);
+            // the price book as it stands when the job is asked for: the live cost report's rates and payer
+            return new Prepared(fleet, workload, candidates, settings, sample,
+                    new ReplayPricing(priceBook.prices(), accounting.idlePayer()));
         } catch (WorkloadInputException e) {
             throw ProblemException.unprocessable("The replay's input does not check: " + e.getMessage(), List.of(e.getMessage()));
         }
+    }
+
+    private static PolicyReplay.Candidate uploaded(Map<String, String> files) {
+        return RuleSetPolicies.compile(UPLOAD, RuleSetLayering.resolve(files).ruleSet().withVersion(UPLOAD));
     }
 
     private PolicyReplay.Candidate policy(String spec) {
@@ -205,8 +229,8 @@ public class ReplayJobs {
                         e.progress = (run + done) / runs;
                         e.running = label;
                     }, () -> e.cancelled);
-            Map<String, byte[]> files = ReplayOutput.files(result, CostModel.NONE);
-            e.summary = ReplayReport.summary(result, CostModel.NONE);
+            Map<String, byte[]> files = ReplayOutput.files(result, p.pricing());
+            e.summary = ReplayReport.summary(result, p.pricing());
             e.files = files; // published last: a job is DONE with all its files or none
             e.progress = 1;
             e.finish(ReplayJob.State.DONE, null, clock.instant());

@@ -1,5 +1,7 @@
 package io.gpupool.simulation;
 
+import io.gpupool.snapshot.PoolSnapshot;
+
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -14,14 +16,15 @@ import java.util.function.Function;
  * "Metrics"): requests placed, queued at the end, rejected, refused and cancelled; wait percentiles
  * (placed jobs, arrival to placement) overall and by tenant, priority class, kind and card model;
  * preemptions and the GPU-hours of work they cost; GPU-hours reclaimed by rule; GPU-hours held and
- * (through a {@link CostModel}) cost by tenant; mean allocated and effective utilisation and
- * fragmentation over the window.
+ * (through {@link ReplayPricing}, the live cost report's pricing) cost by tenant; mean allocated and
+ * effective utilisation and fragmentation over the window.
  */
 public final class ReplayMetrics {
     private ReplayMetrics() {
     }
 
-    public static List<Metric> of(PolicyRun run, Instant windowEnd, CostModel costs) {
+    public static List<Metric> of(PolicyRun run, Workload workload, PoolSnapshot fleet, ReplayPricing pricing) {
+        Instant windowEnd = workload.to();
         List<Metric> out = new ArrayList<>();
         Map<JobFate.Outcome, Integer> outcomes = new TreeMap<>();
         Arrays.stream(JobFate.Outcome.values()).forEach(o -> outcomes.put(o, 0));
@@ -38,20 +41,15 @@ public final class ReplayMetrics {
         out.add(new Metric("reclaimed_gpu_hours", "all", run.reclaimedGpuHours().values().stream().mapToDouble(Double::doubleValue).sum()));
         run.reclaimedGpuHours().forEach((rule, hours) -> out.add(new Metric("reclaimed_gpu_hours", "rule=" + rule, hours)));
         Map<String, Double> held = new TreeMap<>();
-        Map<String, Double> cost = new TreeMap<>();
         for (JobFate f : run.fates()) {
             if (f.placedAt() != null) {
                 Instant end = f.endedAt() == null ? windowEnd : f.endedAt();
                 double hours = f.gpus() * Duration.between(f.placedAt(), end).toMillis() / 3_600_000.0;
                 held.merge(f.tenant(), hours, Double::sum);
-                double priced = costs.costOf(f.tenant(), f.model(), hours);
-                if (!Double.isNaN(priced)) {
-                    cost.merge(f.tenant(), priced, Double::sum);
-                }
             }
         }
         held.forEach((tenant, hours) -> out.add(new Metric("gpu_hours_held", "tenant=" + tenant, hours)));
-        cost.forEach((tenant, c) -> out.add(new Metric("cost", "tenant=" + tenant, c)));
+        out.addAll(pricing.metrics(run, fleet, workload.from(), workload.to()));
         out.add(new Metric("allocated_utilisation_mean", "all", mean(run.samples(), FleetSample::allocated)));
         out.add(new Metric("effective_utilisation_mean", "all", mean(run.samples(), FleetSample::effective)));
         out.add(new Metric("fragmentation_mean", "all", mean(run.samples(), FleetSample::fragmentation)));

@@ -30,11 +30,11 @@ public final class ReplayOutput {
     }
 
     /** Every output file by name, in the order above. */
-    public static Map<String, byte[]> files(PolicyReplay.Result result, CostModel costs) {
+    public static Map<String, byte[]> files(PolicyReplay.Result result, ReplayPricing pricing) {
         Map<String, byte[]> files = new LinkedHashMap<>();
         String baseline = result.baseline().label();
         files.put("summary.csv", csv(List.of("policy", "metric", "group", "value", "delta_vs_" + baseline), p -> {
-            for (ReplayReport.SummaryRow r : ReplayReport.summary(result, costs)) {
+            for (ReplayReport.SummaryRow r : ReplayReport.summary(result, pricing)) {
                 p.printRecord(r.policy(), r.metric(), r.group(), number(r.value()), number(r.delta()));
             }
         }));

@@ -24,12 +24,12 @@ public final class ReplayReport {
     private ReplayReport() {
     }
 
-    public static List<SummaryRow> summary(PolicyReplay.Result result, CostModel costs) {
+    public static List<SummaryRow> summary(PolicyReplay.Result result, ReplayPricing pricing) {
         List<SummaryRow> rows = new ArrayList<>();
         Map<String, Double> base = new HashMap<>();
         List<List<Metric>> perRun = new ArrayList<>();
         for (PolicyRun run : result.runs()) {
-            perRun.add(ReplayMetrics.of(run, result.workload().to(), costs));
+            perRun.add(ReplayMetrics.of(run, result.workload(), result.fleet(), pricing));
         }
         perRun.get(0).forEach(m -> base.put(m.key(), m.value()));
         Map<String, Metric> keys = new LinkedHashMap<>(); // every metric any run has, the baseline's order first

@@ -1,5 +1,6 @@
 package io.gpupool.simulation;
 
+import io.gpupool.accounting.AccountingSettings;
 import io.gpupool.fleet.FleetImporter;
 import io.gpupool.policy.engine.PolicyEngine;
 import io.gpupool.problem.ProblemException;
@@ -25,7 +26,8 @@ import java.util.concurrent.Callable;
  * generic CSV on a fleet file — under one or more policies ({@code default} or rule-set directories)
  * and writes the replay's files to {@code --out} (docs/policy-replay.md). Every input is read and
  * checked, and every policy compiled, before the first run; exit code 2 names the file, line and
- * field of bad input, 1 a run that failed (nothing is written then), 0 success.
+ * field of bad input, 1 a run that failed (nothing is written then), 0 success. With {@code --prices}
+ * the summary has each tenant's cost, priced as the live cost report prices the ledger.
  */
 @Command(name = "simulate", mixinStandardHelpOptions = true,
         description = "Replay a workload under several policies and compare them (summary.csv, charts).")
@@ -52,6 +54,15 @@ public final class SimulateCommand implements Callable<Integer> {
     String sampleEvery;
     @Option(names = "--no-progress", description = "no progress bar")
     boolean noProgress;
+    @Option(names = "--prices", description = "prices file: a JSON array of price changes as POST /api/v1/prices takes them "
+            + "(what GET /api/v1/prices answers); adds cost per tenant to summary.csv")
+    Path prices;
+    @Option(names = "--reserved-idle-payer", defaultValue = "guarantee-holders", description = "who pays for idle reserved "
+            + "capacity: guarantee-holders, users or platform (the service's gpupool.accounting.reserved-idle-payer, default ${DEFAULT-VALUE})")
+    String idlePayer;
+    @Option(names = "--history", paramLabel = "FROM..TO", description = "the service's recorded history for a window "
+            + "(ISO instants): runs as the service's replay job (see 'gpupool simulate --history --help')")
+    String history;
 
     private final PrintStream stdout;
     private final PrintStream stderr;
@@ -65,7 +76,17 @@ public final class SimulateCommand implements Callable<Integer> {
         this.stderr = stderr;
     }
 
+    /**
+     * Runs the command; {@code --history} replays the service's recorded history, which only the service
+     * reads, so that form is the REST command line's {@code simulate} (it submits a replay job).
+     */
     public static int run(String... args) {
+        if (java.util.Arrays.stream(args).anyMatch(a -> a.equals("--history") || a.startsWith("--history="))) {
+            String[] forwarded = new String[args.length + 1];
+            forwarded[0] = "simulate";
+            System.arraycopy(args, 0, forwarded, 1, args.length);
+            return io.gpupool.cli.Cli.run(forwarded);
+        }
         return new CommandLine(new SimulateCommand()).execute(args);
     }
 
@@ -76,7 +97,14 @@ public final class SimulateCommand implements Callable<Integer> {
         List<PolicyReplay.Candidate> candidates = new ArrayList<>();
         SimulatedScheduler.Settings settings;
         Duration sample;
+        ReplayPricing pricing;
+        if (history != null) {
+            stderr.println("simulate: --history replays the service's recorded history: run it as 'gpupool simulate --history …'");
+            return 2;
+        }
         try {
+            pricing = prices == null ? ReplayPricing.NONE
+                    : new ReplayPricing(PriceFile.parse(prices.toString(), read(prices)), payer(idlePayer));
             settings = new SimulatedScheduler.Settings(duration("--grace", grace), duration("--sweep-every", sweepEvery),
                     duration("--pass-every", passEvery), 32, Duration.ofSeconds(30), Duration.ofMillis(250));
             sample = duration("--sample-every", sampleEvery);
@@ -111,7 +139,7 @@ public final class SimulateCommand implements Callable<Integer> {
         try {
             PolicyReplay.Result result = PolicyReplay.run(new Simulation(new PolicyEngine(), settings, sample), start, work,
                     candidates, this::progress, () -> false);
-            Map<String, byte[]> files = ReplayOutput.files(result, CostModel.NONE);
+            Map<String, byte[]> files = ReplayOutput.files(result, pricing);
             ReplayOutput.write(out, files);
             stdout.printf("simulate: %d policies replayed in %.1f s; wrote %s to %s%n", candidates.size(),
                     (System.nanoTime() - began) / 1e9, String.join(", ", files.keySet()), out);
@@ -152,6 +180,15 @@ public final class SimulateCommand implements Callable<Integer> {
             throw new WorkloadInputException(file.toString(), 0, null, "no such file");
         } catch (IOException e) {
             throw new WorkloadInputException(file.toString(), 0, null, "cannot be read: " + e.getMessage());
+        }
+    }
+
+    private static AccountingSettings.IdlePayer payer(String text) {
+        try {
+            return AccountingSettings.IdlePayer.valueOf(text.trim().replace('-', '_').toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new WorkloadInputException("command line", 0, "--reserved-idle-payer",
+                    "'" + text + "' is not one of guarantee-holders, users, platform");
         }
     }
 

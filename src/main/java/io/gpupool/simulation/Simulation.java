@@ -242,7 +242,7 @@ public final class Simulation {
                 case ADMIT -> {
                     Lease lease = scheduler.current().lease(d.leaseId()).orElse(null);
                     if (fate != null && lease != null) {
-                        fate.placed(at, modelOf(lease), d);
+                        fate.placed(at, modelOf(lease), lease, d);
                         leases.put(lease.id(), lease);
                         Job job = jobs.get(d.requestId());
                         if (job.runsFor() != null) {

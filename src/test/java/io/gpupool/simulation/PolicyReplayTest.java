@@ -53,7 +53,7 @@ class PolicyReplayTest {
                 new PolicyReplay.Candidate("default", DefaultPolicy.POLICY), new PolicyReplay.Candidate("renamed", renamed)),
                 (run, runs, label, done) -> { }, () -> false);
 
-        List<ReplayReport.SummaryRow> summary = ReplayReport.summary(result, CostModel.NONE);
+        List<ReplayReport.SummaryRow> summary = ReplayReport.summary(result, ReplayPricing.NONE);
         assertThat(summary).filteredOn(r -> r.policy().equals("renamed") && !r.group().startsWith("rule="))
                 .allSatisfy(r -> assertThat(Double.isNaN(r.delta()) || r.delta() == 0).as(r.toString()).isTrue());
         assertThat(ReplayReport.differences(result, 10)).isEmpty();
@@ -75,7 +75,7 @@ class PolicyReplayTest {
         assertThat(idle.baseline().end()).isEqualTo(JobFate.End.RECLAIMED);
         assertThat(idle.baseline().explanation()).contains("Training or experiment idle for an hour is reclaimed", "IDLE_1H");
         assertThat(idle.other().end()).isEqualTo(JobFate.End.HELD_AT_END);
-        List<ReplayReport.SummaryRow> summary = ReplayReport.summary(result, CostModel.NONE);
+        List<ReplayReport.SummaryRow> summary = ReplayReport.summary(result, ReplayPricing.NONE);
         ReplayReport.SummaryRow reclaimed = summary.stream()
                 .filter(r -> r.policy().equals("lenient") && r.metric().equals("reclaimed_gpu_hours") && r.group().equals("all"))
                 .findFirst().orElseThrow();
@@ -89,7 +89,7 @@ class PolicyReplayTest {
                 List.of(new PolicyReplay.Candidate("default", DefaultPolicy.POLICY)), (run, runs, label, done) -> { }, () -> false);
         Path out = tmp.resolve("replay");
 
-        ReplayOutput.write(out, ReplayOutput.files(result, CostModel.NONE));
+        ReplayOutput.write(out, ReplayOutput.files(result, ReplayPricing.NONE));
 
         assertThat(Files.list(out).map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("summary.csv",
                 "differences.csv", "fates.csv", "timeseries.csv", "allocated.png", "fragmentation.png", "queued.png");

@@ -62,6 +62,7 @@ final class ReplayFleet {
         JobBuilder utilisation(double value) { utilisation = value; return this; }
         JobBuilder cancelledAfter(Duration value) { cancelledAt = arrival.plus(value); return this; }
         JobBuilder priorityClass(String value) { ask.priorityClass(value); return this; }
+        JobBuilder pool(String value) { ask.pool(value); return this; }
         JobBuilder ttl(Duration value) { ask.ttlSeconds(value.getSeconds()); return this; }
 
         Job build() {
