@@ -10,10 +10,18 @@ public final class Allocator {
     private final MemberSearch search;
     private final GangPlanner gangs;
     private final UsableGpus usable = new UsableGpus();
+    /** Shapes that failed on the last view, and why (null: not kept, see {@link NoFitMemo}). */
+    private final NoFitMemo noFit;
 
     public Allocator(PlacementStrategy strategy) {
+        this(strategy, !strategy.drawsAtRandom());
+    }
+
+    /** {@code memo}: whether failed plans and explanations are remembered per view (tests compare both). */
+    Allocator(PlacementStrategy strategy, boolean memo) {
         this.search = new MemberSearch(strategy);
         this.gangs = new GangPlanner(search);
+        this.noFit = memo ? new NoFitMemo() : null;
     }
 
     public String strategyName() {
@@ -27,13 +35,26 @@ public final class Allocator {
     /** Plans the request; the strategy observes it whether or not it fits. */
     public PlacementDecision place(CapacityView view, PlacementRequest request) {
         search.strategy().observe(request);
+        if (noFit != null) {
+            noFit.forget(); // the strategy's state moved: what it planned before may differ now
+        }
         PlacementPlan plan = plan(view, request);
         return plan != null ? PlacementDecision.placed(plan) : PlacementDecision.noFit(explain(view, request, false));
     }
 
     /** The plan or null, without explanation and without the strategy observing the request. */
     public PlacementPlan plan(CapacityView view, PlacementRequest request) {
-        return gangs.plan(view, request);
+        if (noFit == null) {
+            return gangs.plan(view, request);
+        }
+        if (noFit.failedOn(view, request)) {
+            return null;
+        }
+        PlacementPlan plan = gangs.plan(view, request);
+        if (plan == null) {
+            noFit.failed(view, request);
+        }
+        return plan;
     }
 
     /**
@@ -81,7 +102,10 @@ public final class Allocator {
 
     /** Why the request does not fit now (also meaningful when it does: all counts are then informative). */
     public NoFitReason explain(CapacityView view, PlacementRequest request) {
-        return explain(view, request, plan(view, request) != null);
+        if (noFit == null) {
+            return explain(view, request, plan(view, request) != null);
+        }
+        return noFit.reason(view, request, () -> explain(view, request, plan(view, request) != null));
     }
 
     private NoFitReason explain(CapacityView view, PlacementRequest request, boolean fits) {

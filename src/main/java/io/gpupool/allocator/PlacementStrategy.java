@@ -30,6 +30,14 @@ public interface PlacementStrategy {
         return false;
     }
 
+    /**
+     * True when scoring draws random numbers: every plan then moves the strategy's state, so the
+     * allocator never skips one (no {@link NoFitMemo}).
+     */
+    default boolean drawsAtRandom() {
+        return false;
+    }
+
     /** Sees every request the allocator is asked to place, fitting or not (for learned workload mixes). */
     default void observe(PlacementRequest request) {
     }

@@ -26,6 +26,11 @@ public final class RandomStrategy implements PlacementStrategy {
     }
 
     @Override
+    public boolean drawsAtRandom() {
+        return true;
+    }
+
+    @Override
     public double score(CapacityView view, Candidate candidate, PlacementRequest member) {
         return random.nextDouble();
     }

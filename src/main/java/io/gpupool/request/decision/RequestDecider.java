@@ -27,6 +27,7 @@ import io.gpupool.policy.decision.PreemptionCandidate;
 import io.gpupool.policy.decision.PriorityAssignment;
 import io.gpupool.policy.decision.QuotaStatus;
 import io.gpupool.policy.engine.Evaluation;
+import io.gpupool.policy.engine.EvaluationMemo;
 import io.gpupool.policy.engine.PolicyEngine;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.store.Changes;
@@ -45,7 +46,8 @@ import java.util.UUID;
  * decision log entries, all committed together by the caller's transaction.
  */
 public final class RequestDecider {
-    private final PolicyEngine engine;
+    /** Policy's answers by what it saw: a retry on a model where nothing it reads changed is not evaluated again. */
+    private final EvaluationMemo evaluations;
     private final ActivePolicy active;
     private final RequestPlanner planner;
     private final PolicyInputs inputs;
@@ -64,7 +66,7 @@ public final class RequestDecider {
     public RequestDecider(PolicyEngine engine, ActivePolicy active, Allocators allocators, PolicyInputs inputs,
                    Duration grace, int candidateNodes, Duration widenEvery, Duration approvalLapse) {
         this.approvalLapse = approvalLapse;
-        this.engine = engine;
+        this.evaluations = new EvaluationMemo(engine);
         this.inputs = inputs;
         this.active = active;
         this.planner = new RequestPlanner(allocators, candidateNodes);
@@ -80,7 +82,7 @@ public final class RequestDecider {
         boolean isNew = c.isNew();
         Instant now = c.now();
         ActivePolicy.Active policy = active.current();
-        Evaluation eval = engine.admit(policy.policy(), inputs.facts(before), PolicyInputs.fact(request));
+        Evaluation eval = evaluations.admit(policy.policy(), inputs.facts(before), PolicyInputs.fact(request));
         String version = eval.policyVersion();
         if (!eval.ok()) {
             WhyPending why = new WhyPending(BlockedBy.POLICY_ERROR, null, "EVALUATION_FAILED",
@@ -93,7 +95,7 @@ public final class RequestDecider {
         Set<String> reserved = c.reservations().reservedFor(request.with(request.state(), level, null, null, now), now);
         WideningGate gate = WideningGate.of(request, isNew, now, widenEvery, c.widenHeld());
         Attempt attempt = planner.attempt(before, view, request, eval, reserved, (pools, pool, devices) ->
-                engine.preempt(policy.policy(), inputs.facts(before), PolicyInputs.fact(request), pools, List.of(pool),
+                evaluations.preempt(policy.policy(), inputs.facts(before), PolicyInputs.fact(request), pools, List.of(pool),
                         devices).preemptionPlan(request.id()), gate);
         List<ApprovalRequirement> approvals = eval.approvalsOf(request.id());
         if (isNew && !approvals.isEmpty() && (!(attempt instanceof Attempt.Rejected r)

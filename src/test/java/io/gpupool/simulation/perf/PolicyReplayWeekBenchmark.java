@@ -1,0 +1,126 @@
+package io.gpupool.simulation.perf;
+
+import io.gpupool.simulation.SimulateCommand;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * Issue 22's replay at size: a week of a ~1,000-GPU fleet (about 50,000 requests) under the default
+ * policy and the tiered-enterprise example, through {@code gpupool simulate} itself (the CLI the
+ * README shows). The fleet is the example fleet three times over (972 GPUs: each node copied under
+ * new ids, the same pools, tenants and quotas); the workload resamples the example day's requests
+ * (tenant, kind, class, size, models, heartbeats, utilisation, cancels) at uniform arrivals over
+ * seven days, their run times scaled so the week offers about 75 % of the fleet's GPU-hours.
+ * Prints the wall time, the load average and the peak heap after the run.
+ * Usage: {@code BENCH_HEAP=-Xmx2g scripts/benchmark io.gpupool.simulation.perf.PolicyReplayWeekBenchmark [requests] [days] [copies]}
+ */
+public final class PolicyReplayWeekBenchmark {
+    private static final Path EXAMPLE_FLEET = Path.of("policies-examples/fleet/enterprise-fleet.yaml");
+    private static final Path EXAMPLE_DAY = Path.of("policies-examples/workload/example-day.csv");
+
+    public static void main(String[] args) throws IOException {
+        int requests = args.length > 0 ? Integer.parseInt(args[0]) : 50_000;
+        int days = args.length > 1 ? Integer.parseInt(args[1]) : 7;
+        int copies = args.length > 2 ? Integer.parseInt(args[2]) : 3;
+        Path dir = Files.createTempDirectory("replay-week");
+        Path fleet = dir.resolve("fleet.yaml");
+        Path workload = dir.resolve("workload.csv");
+        int gpus = writeFleet(fleet, copies);
+        writeWorkload(workload, requests, days, gpus, new Random(22));
+        System.out.printf("load average at start: %.2f, cpus: %d, java %s, max heap %d MiB; %d requests over %d days on %d GPUs%n",
+                ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
+                Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"),
+                Runtime.getRuntime().maxMemory() >> 20, requests, days, gpus);
+        long t = System.nanoTime();
+        int exit = SimulateCommand.run(new String[]{"--workload", workload.toString(), "--fleet", fleet.toString(),
+                "--policy", "default", "--policy", "policies-examples/tiered-enterprise", "--sample-every", "1h",
+                "--no-progress", "--out", dir.resolve("out").toString()});
+        double seconds = (System.nanoTime() - t) / 1e9;
+        long peak = 0;
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getType() == MemoryType.HEAP) {
+                peak += pool.getPeakUsage().getUsed();
+            }
+        }
+        System.out.printf("exit %d; simulate (both policies, with rule compiles and writing) %.1f s; peak heap %d MiB; load average at end %.2f%n",
+                exit, seconds, peak >> 20, ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+    }
+
+    /** The example fleet {@code copies} times over: each node again under an id with a suffix. */
+    private static int writeFleet(Path out, int copies) throws IOException {
+        List<String> lines = Files.readAllLines(EXAMPLE_FLEET);
+        int nodesAt = lines.indexOf("nodes:");
+        int tenantsAt = lines.indexOf("tenants:");
+        List<String> text = new ArrayList<>(lines.subList(0, nodesAt + 1));
+        int gpus = 0;
+        for (int copy = 0; copy < copies; copy++) {
+            for (String line : lines.subList(nodesAt + 1, tenantsAt)) {
+                text.add(line.startsWith("- id: ") ? line + (copy == 0 ? "" : "-c" + copy) : line);
+            }
+        }
+        for (String line : lines.subList(nodesAt + 1, tenantsAt)) {
+            String count = line.contains("count: ") ? line.replaceAll(".*count: (\\d+).*", "$1") : null;
+            if (count != null) {
+                gpus += Integer.parseInt(count) * copies;
+            }
+        }
+        text.addAll(lines.subList(tenantsAt, lines.size()));
+        Files.write(out, text);
+        return gpus;
+    }
+
+    /** {@code requests} rows resampled from the example day, arriving uniformly over {@code days}. */
+    private static void writeWorkload(Path out, int requests, int days, int gpus, Random random) throws IOException {
+        List<String> example = Files.readAllLines(EXAMPLE_DAY);
+        String header = example.get(0);
+        List<String[]> rows = example.subList(1, example.size()).stream().filter(l -> !l.isBlank())
+                .map(l -> l.split(",", -1)).toList();
+        List<String> header_ = List.of(header.split(","));
+        int id = header_.indexOf("id");
+        int arrival = header_.indexOf("arrival");
+        int size = header_.indexOf("gpus");
+        int gang = header_.indexOf("gang_size");
+        int runs = header_.indexOf("runs_for_seconds");
+        int beats = header_.indexOf("heartbeats_for_seconds");
+        int cancel = header_.indexOf("cancelled_after_seconds");
+        List<String[]> picked = new ArrayList<>(requests);
+        double offered = 0;
+        for (int i = 0; i < requests; i++) {
+            String[] row = rows.get(random.nextInt(rows.size())).clone();
+            picked.add(row);
+            offered += Double.parseDouble(row[size]) * Math.max(1, parse(row[gang])) * parse(row[runs]);
+        }
+        double scale = 0.75 * gpus * days * 86_400.0 / offered;
+        Instant from = Instant.parse("2026-03-02T00:00:00Z");
+        List<String> text = new ArrayList<>();
+        text.add(header);
+        for (int i = 0; i < picked.size(); i++) {
+            String[] row = picked.get(i);
+            row[id] = String.format("week-%06d", i);
+            row[arrival] = from.plus(Duration.ofSeconds((long) (random.nextDouble() * days * 86_400))).toString();
+            row[runs] = scaled(row[runs], scale);
+            row[beats] = scaled(row[beats], scale);
+            row[cancel] = scaled(row[cancel], scale);
+            text.add(String.join(",", row));
+        }
+        Files.write(out, text);
+    }
+
+    private static long parse(String value) {
+        return value.isBlank() ? 0 : Long.parseLong(value.trim());
+    }
+
+    private static String scaled(String seconds, double scale) {
+        return seconds.isBlank() ? seconds : Long.toString(Math.max(1, Math.round(Long.parseLong(seconds.trim()) * scale)));
+    }
+}
