@@ -297,6 +297,9 @@ class ConsoleBrowserTest {
                 .isEqualTo(((Number) stranded.get(0)).longValue() * pools);
         assertThat(browser.all(By.xpath("//button[text()='Download CSV']"))).hasSize(7);
         browser.screenshot("reports");
+        browser.script("document.getElementById('report-queue-wait-model').scrollIntoView()");
+        browser.settle();
+        browser.screenshot("reports-operating");
 
         browser.signIn(token("nlp-reports", "nlp"));
         browser.open("reports");
