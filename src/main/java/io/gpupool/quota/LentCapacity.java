@@ -23,7 +23,7 @@ import java.util.Set;
  * <li>what borrowed leases naming its tenant as lender hold in its pool (of its model, for a model
  * quota); plus</li>
  * <li>of what leases borrowing from the pool hold there (of its model, or of all models for a
- * {@code *} quota), a share in proportion to its idle guarantee (guarantee minus what its tenant's
+ * {@code *} quota) by other tenants, a share in proportion to its idle guarantee (guarantee minus what its tenant's
  * own leases hold there, minus what it lends by name) among the idle guarantees of the pool's
  * quotas of the same model that hold guarantees at the bottom of the tree (no quota-holding team
  * below them, whose guarantee would be counted twice), and never more than its idle guarantee.</li>
@@ -44,6 +44,7 @@ final class LentCapacity {
     static LentCapacity of(PoolSnapshot snapshot) {
         Map<String, Long> named = new HashMap<>();     // lender/pool/model → milli lent by name
         Map<String, Long> fromPool = new HashMap<>();  // pool/model → milli borrowed from the pool
+        Map<String, Long> fromPoolBy = new HashMap<>(); // borrower/pool/model → milli it borrowed from the pool
         Map<String, Long> held = new HashMap<>();      // tenant/pool/model → milli its leases hold
         for (Lease lease : snapshot.leases().values()) {
             for (DeviceShare share : lease.shares()) {
@@ -53,6 +54,7 @@ final class LentCapacity {
                     if (lease.borrowed() && lease.lenderId() != null) {
                         if (lease.lenderId().equals(lease.poolId())) {
                             fromPool.merge(key(lease.poolId(), m), (long) share.milli(), Long::sum);
+                            fromPoolBy.merge(key(lease.tenantId(), lease.poolId(), m), (long) share.milli(), Long::sum);
                         } else {
                             named.merge(key(lease.lenderId(), lease.poolId(), m), (long) share.milli(), Long::sum);
                         }
@@ -84,7 +86,9 @@ final class LentCapacity {
             long own = idle.getOrDefault(k, 0L);
             long sum = idleSum.getOrDefault(key(q.poolId(), q.model()), 0L);
             if (own > 0 && sum > 0) {
-                share = Math.min(own, fromPool.getOrDefault(key(q.poolId(), q.model()), 0L) * own / sum);
+                // what others borrow: a tenant does not lend to itself
+                long others = fromPool.getOrDefault(key(q.poolId(), q.model()), 0L) - fromPoolBy.getOrDefault(k, 0L);
+                share = Math.min(own, Math.max(0, others) * own / sum);
             }
             lent.put(k, named.getOrDefault(k, 0L) + share);
         }

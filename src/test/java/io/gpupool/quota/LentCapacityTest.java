@@ -105,6 +105,15 @@ class LentCapacityTest {
     }
 
     @Test
+    void aTenantDoesNotLendToItselfWhatItBorrowsFromThePool() {
+        quotas(ADS, SEARCH).lease("ads", 1, "lab").lease("rl", 1, "lab");
+
+        // idle: ads 1, search 2; ads's own borrowing is not lent by ads: others borrow 1 there
+        assertThat(lent(ADS)).isEqualTo(333);
+        assertThat(lent(SEARCH)).isEqualTo(1333);
+    }
+
+    @Test
     void nothingBorrowedNothingLent() {
         quotas(ADS, SEARCH).lease("ads", 2, null);
 
