@@ -30,7 +30,7 @@ export async function renderPools(box) {
       { title: 'Description', value: (p) => p.description || '' },
     ], pools),
     h('h2', {}, 'Quotas'),
-    h('p', { class: 'muted' }, 'In use: GPUs the tenant\'s active and preempting leases hold in the pool (of the model, for a model quota); borrowed: those of its leases placed beyond its guarantee.'),
+    h('p', { class: 'muted' }, 'In use: GPUs the tenant\'s active and preempting leases hold in the pool (of the model, for a model quota); borrowed: those of its leases placed beyond its guarantee; lent: GPUs of its idle guarantee that other tenants\' borrowed leases hold now (the API\'s lentGpus).'),
     table('Quotas', [
       { title: 'Tenant', value: (q) => q.tenantId },
       { title: 'Pool', value: (q) => q.poolId },
@@ -40,6 +40,7 @@ export async function renderPools(box) {
       { title: 'Lending limit', value: (q) => q.lendingLimit, num: true },
       { title: 'In use', value: (q) => fmt(held(q, false)), num: true },
       { title: 'Borrowed', value: (q) => fmt(held(q, true)), num: true },
+      { title: 'Lent', value: (q) => fmt(Number(q.lentGpus || 0)), num: true },
       { title: 'Over-commit', value: (q) => (q.overcommitted
         ? h('span', { class: 'warn' }, `pool ${q.overcommitted.poolId}${q.overcommitted.model !== '*' ? ' / ' + q.overcommitted.model : ''}: `
           + `${q.overcommitted.guaranteedGpus} guaranteed on ${q.overcommitted.poolGpus} GPUs (${q.overcommitted.overByGpus} over)`)

@@ -6,6 +6,7 @@
 import { get, call } from '../api.js';
 import { h, clear, load, problemBox } from '../dom.js';
 import { barChart } from '../charts.js';
+import { OPERATING_REPORTS } from './report-operating.js';
 
 // The last 7 days by day, on whole UTC hours as the reports API asks (docs/reports.md, "Parameters").
 function lastWeek() {
@@ -58,7 +59,7 @@ export const REPORTS = [
     path: () => `/reports/cost?groupBy=model&${lastWeek()}`,
     chart: (d) => ({ ...pivot(d.rows, 'model', 'cost'), options: { stacked: true, yTitle: costUnit(d) } }),
   },
-].map((r) => ({ ...r, csvPath: r.path }));
+].concat(OPERATING_REPORTS).map((r) => ({ ...r, csvPath: r.path }));
 
 function costUnit(d) {
   const currencies = [...new Set((d.totals || []).map((t) => t.currency).filter(Boolean))];

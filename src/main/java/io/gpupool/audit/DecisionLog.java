@@ -44,7 +44,8 @@ public class DecisionLog {
     private static LoggedDecision toDecision(DecisionLogRow r) {
         try {
             return new LoggedDecision(r.id(), r.at(), DecisionAction.valueOf(r.action()), r.requestId(), r.leaseId(),
-                    r.tenantId(), JSON.readValue(r.ruleNames(), NAMES), r.policyVersion(), r.reasonCode(), r.message());
+                    r.tenantId(), JSON.readValue(r.ruleNames(), NAMES), r.policyVersion(), r.reasonCode(), r.message(),
+                    r.idleSince());
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("corrupt decision log row " + r.id(), e);
         }

@@ -99,7 +99,8 @@ public class QuotaService {
         PoolSnapshot snapshot = workingSet.current();
         List<Quota> visible = list(tenant, pool, caller);
         Map<String, PoolCommitment> commitments = commitments(snapshot, snapshot.quotas().values());
-        return visible.stream().map(q -> QuotaView.of(q, commitments)).toList();
+        LentCapacity lent = LentCapacity.of(snapshot);
+        return visible.stream().map(q -> QuotaView.of(q, commitments, lent)).toList();
     }
 
     private static Map<String, PoolCommitment> commitments(PoolSnapshot snapshot, java.util.Collection<Quota> quotas) {

@@ -220,7 +220,8 @@ public final class Changes {
     public Changes log(LoggedDecision d, Instant at) {
         logged.add(d);
         rows.log(d, new DecisionLogRow(null, at, d.action().name(), d.requestId(), d.leaseId(),
-                d.tenantId(), RuleNamesCodec.encode(d.ruleNames()), d.policyVersion(), d.reasonCode(), d.message()));
+                d.tenantId(), RuleNamesCodec.encode(d.ruleNames()), d.policyVersion(), d.reasonCode(), d.message(),
+                d.idleSince()));
         return this;
     }
 

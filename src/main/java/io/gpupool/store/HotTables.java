@@ -90,7 +90,8 @@ final class HotTables {
             column("rule_names", TEXT, DecisionLogRow::ruleNames),
             column("policy_version", TEXT, DecisionLogRow::policyVersion),
             column("reason_code", TEXT, DecisionLogRow::reasonCode),
-            column("message", TEXT, DecisionLogRow::message)));
+            column("message", TEXT, DecisionLogRow::message),
+            column("idle_since", TIME, DecisionLogRow::idleSince)));
 
     static final Table<UsageSampleRow> USAGE = new Table<>("usage_sample", "id", List.of(
             column("lease_id", TEXT, UsageSampleRow::leaseId),

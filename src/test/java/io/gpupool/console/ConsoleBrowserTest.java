@@ -62,6 +62,10 @@ class ConsoleBrowserTest {
     HttpClient client;
     @Inject
     EmbeddedServer server;
+    @Inject
+    io.gpupool.request.scheduling.LifecycleScheduler scheduler;
+    @Inject
+    io.gpupool.accounting.FragmentationSampler sampler;
     Api api;
     ConsoleBrowser browser;
 
@@ -230,7 +234,7 @@ class ConsoleBrowserTest {
 
         browser.signIn(ADMIN);
         browser.open("reports");
-        browser.until(d -> d.findElements(By.cssSelector("canvas[data-chart]")).size() == 4 ? true : null);
+        browser.until(d -> d.findElements(By.cssSelector("canvas[data-chart]")).size() >= 4 ? true : null);
         browser.settle();
 
         List<List<Object>> charts = browser.script("""
@@ -241,7 +245,7 @@ class ConsoleBrowserTest {
                           c.data.datasets.reduce((n, d, i) => n + c.getDatasetMeta(i).data.length, 0),
                           c.data.datasets.reduce((s, d) => s + d.data.reduce((a, b) => a + b, 0), 0)];
                 });""");
-        assertThat(charts).extracting(c -> c.get(0)).containsExactly("GPU-hours by tenant, last 7 days",
+        assertThat(charts).extracting(c -> c.get(0)).startsWith("GPU-hours by tenant, last 7 days",
                 "Fleet GPU-hours: allocated, unallocated, unhealthy", "Cost by tenant, last 7 days", "Cost by card model, last 7 days");
         List<Object> byTenant = charts.get(0);
         assertThat((String) byTenant.get(2)).contains("nlp");
@@ -252,8 +256,85 @@ class ConsoleBrowserTest {
         List<Object> fleet = charts.get(1);
         assertThat(fleet.get(2)).isEqualTo("allocated,unallocated,unhealthy");
         assertThat(((Number) fleet.get(4)).doubleValue()).as("the fleet's 324 GPUs' hours").isPositive();
-        assertThat(browser.all(By.xpath("//button[text()='Download CSV']"))).hasSize(4);
+        assertThat(browser.all(By.xpath("//button[text()='Download CSV']"))).hasSize(charts.size());
+    }
+
+    @Test
+    void theReportsViewDrawsQueueWaitReclamationAndFragmentationChartsAndATenantSeesOnlyItsOwn() {
+        place("nlp", "training", 8, "H100-SXM-80G");
+        // a reclaim: rl's lease on a card that breaks is reclaimed by the sweep; the card then mends
+        JsonNode rl = place("rl", "dev", 1, null);
+        String device = rl.at("/lease/shares/0/deviceId").asText();
+        assertThat(api.post("/api/v1/devices/" + device + "/heartbeat", Map.of("health", "UNHEALTHY"), ADMIN).status())
+                .isEqualTo(200);
+        scheduler.runOnce();
+        assertThat(api.get("/api/v1/leases/" + rl.at("/lease/id").asText(), ADMIN).body().get("state").asText())
+                .isEqualTo("RECLAIMED");
+        assertThat(api.post("/api/v1/devices/" + device + "/heartbeat", Map.of("health", "HEALTHY"), ADMIN).status())
+                .isEqualTo(200);
+        sampler.sample();
+
+        browser.signIn(ADMIN);
+        browser.open("reports");
+        browser.until(d -> d.findElements(By.cssSelector("canvas[data-chart]")).size() >= 7 ? true : null);
+        browser.settle();
+        Map<String, List<Object>> admin = operatingCharts();
+        List<Object> wait = admin.get("Queue wait (p90, minutes) per card model, last 7 days");
+        assertThat((String) wait.get(1)).contains("H100-SXM-80G");
+        assertThat(((Number) wait.get(2)).longValue()).as("one bar per day and model")
+                .isEqualTo(((Number) wait.get(0)).longValue() * ((String) wait.get(1)).split(",").length);
+        List<Object> reclaimed = admin.get("GPU-hours returned by reclamation, by rule, last 7 days");
+        assertThat((String) reclaimed.get(1)).contains("Lease on an unhealthy device is reclaimed");
+        assertThat(((Number) reclaimed.get(2)).longValue())
+                .isEqualTo(((Number) reclaimed.get(0)).longValue() * ((String) reclaimed.get(1)).split(",").length);
+        List<Object> stranded = admin.get("Stranded GPUs per pool, last 24 hours");
+        java.time.Instant end = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.HOURS).plusSeconds(3600);
+        int pools = new java.util.HashSet<>(api.get("/api/v1/reports/fragmentation?groupBy=pool&step=hour&from="
+                + end.minus(java.time.Duration.ofDays(1)) + "&to=" + end, ADMIN).body().get("rows").findValuesAsText("pool")).size();
+        assertThat(pools).as("pools sampled").isPositive();
+        assertThat(((String) stranded.get(1)).split(",")).as("one series per pool").hasSize(pools);
+        assertThat(((Number) stranded.get(2)).longValue()).as("one bar per sampled hour and pool")
+                .isEqualTo(((Number) stranded.get(0)).longValue() * pools);
+        assertThat(browser.all(By.xpath("//button[text()='Download CSV']"))).hasSize(7);
         browser.screenshot("reports");
+        browser.script("document.getElementById('report-queue-wait-model').scrollIntoView()");
+        browser.settle();
+        browser.screenshot("reports-operating");
+
+        browser.signIn(token("nlp-reports", "nlp"));
+        browser.open("reports");
+        browser.until(d -> d.findElements(By.cssSelector("canvas[data-chart]")).size() >= 6 ? true : null);
+        browser.settle();
+        Map<String, List<Object>> nlp = operatingCharts();
+        assertThat(nlp.get("GPU-hours returned by reclamation, by rule, last 7 days").get(2))
+                .as("rl's reclaim is not nlp's").isEqualTo(0L);
+        JsonNode own = api.get("/api/v1/reports/queues?groupBy=model&step=day&from=" + end.minus(java.time.Duration.ofDays(7))
+                + "&to=" + end, token("nlp-api", "nlp")).body();
+        java.util.Set<String> ownModels = new java.util.TreeSet<>();
+        own.get("rows").forEach(r -> {
+            if (r.get("admitted").asInt() > 0) {
+                ownModels.add(r.get("group").get("model").asText());
+            }
+        });
+        String rlModel = api.get("/api/v1/devices/" + device, ADMIN).body().get("model").asText();
+        assertThat((String) wait.get(1)).as("the admin sees rl's admission").contains(rlModel);
+        assertThat(new java.util.TreeSet<>(List.of(((String) nlp.get("Queue wait (p90, minutes) per card model, last 7 days")
+                .get(1)).split(",")))).as("nlp's own admissions' models only").isEqualTo(ownModels);
+        assertThat(browser.text(By.cssSelector("#report-fragmentation-pool .problem"))).contains("403");
+    }
+
+    /** Per operating chart drawn: labels, its series' names, how many bars it holds, and how many series. */
+    private Map<String, List<Object>> operatingCharts() {
+        List<List<Object>> charts = browser.script("""
+                return [...document.querySelectorAll('canvas[data-chart]')].map(canvas => {
+                  const c = Chart.getChart(canvas);
+                  return [canvas.dataset.chart, c.data.labels.length, c.data.datasets.map(d => d.label).join(','),
+                          c.data.datasets.reduce((n, d, i) => n + c.getDatasetMeta(i).data.length, 0),
+                          c.data.datasets.length];
+                });""");
+        Map<String, List<Object>> byTitle = new java.util.HashMap<>();
+        charts.forEach(c -> byTitle.put((String) c.get(0), c.subList(1, c.size())));
+        return byTitle;
     }
 
     @Test

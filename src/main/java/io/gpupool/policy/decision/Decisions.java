@@ -107,8 +107,9 @@ public final class Decisions {
     }
 
     public void reclaim(LeaseFact lease, String cause, long order, String reasonCode, String message) {
-        record(new ReclaimOrder(lease.leaseId(), ReclaimCause.valueOf(cause), order, currentRule, policyVersion,
-                reasonCode, message));
+        ReclaimCause why = ReclaimCause.valueOf(cause);
+        record(new ReclaimOrder(lease.leaseId(), why, order, currentRule, policyVersion, reasonCode, message,
+                why == ReclaimCause.IDLE && lease.sampled() ? lease.idleSeconds() : -1));
     }
 
     /**

@@ -355,9 +355,10 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
         changes.update(changed);
         DecisionAction action = order.cause() == ReclaimCause.TTL_EXPIRED ? DecisionAction.EXPIRE
                 : immediate ? DecisionAction.RECLAIM : DecisionAction.NOTICE;
-        changes.log(LoggedDecision.of(action, lease.requestId(), lease.id(), lease.tenantId(),
+        LoggedDecision logged = LoggedDecision.of(action, lease.requestId(), lease.id(), lease.tenantId(),
                 List.of(order.ruleName()), order.policyVersion(), order.reasonCode(), order.message()
-                        + (immediate ? "" : "; GPUs are taken at " + changed.deadline())), now);
+                        + (immediate ? "" : "; GPUs are taken at " + changed.deadline()));
+        changes.log(order.idleSeconds() < 0 ? logged : logged.withIdleSince(now.minusSeconds(order.idleSeconds())), now);
         if (order.cause() == ReclaimCause.UNHEALTHY_DEVICE) {
             requeue(changes, lease, order, now);
         } else if (immediate) {
