@@ -13,6 +13,8 @@ import java.util.Set;
  * is what makes "simulate, then commit or discard" cheap.
  */
 public final class CapacityView {
+    /** In-place changes of a scratch copy, see {@link #edits()}. */
+    private int edits;
     /** Levels of the "largest free fraction on one GPU" index: level j holds nodes with max free ≥ max(1, 100·j). */
     static final int MILLI_LEVELS = 11;
 
@@ -156,8 +158,18 @@ public final class CapacityView {
         return new CapacityView(this);
     }
 
+    /**
+     * How many times this view was changed in place ({@link #give} on a search scratch copy). Caches
+     * keyed by a view ({@link NoFitMemo}) compare it too: the same object with another count is
+     * another capacity.
+     */
+    int edits() {
+        return edits;
+    }
+
     /** Gives one held share back, in place: only on a {@link #copy()}. */
     void give(HeldShare s) {
+        edits++;
         int node = s.node();
         cpuFree[node] += s.cpuMilli();
         memoryFree[node] += s.memoryMib();

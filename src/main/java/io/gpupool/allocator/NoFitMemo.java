@@ -10,8 +10,10 @@ import java.util.function.Supplier;
  * What one allocator found cannot be placed on one capacity view: request shapes whose plan failed
  * and why each does not fit. A scheduling pass retries hundreds of queued requests of a few shapes
  * on a view that only changes when one of them is placed or a lease ends; a shape that failed on
- * this very view fails again, and its explanation is the same. Valid because views are immutable
- * (a placement or a release makes a new one, which empties the memo) and, on the allocator's
+ * this very view fails again, and its explanation is the same. Valid because published views are
+ * immutable (a placement or a release makes a new one, which empties the memo), a search's scratch
+ * copy counts its in-place changes ({@link CapacityView#edits()}, which empties the memo too: victim
+ * search gives candidates back on one scratch view and plans after each), and, on the allocator's
  * {@code plan}/{@code explain} path, the strategy's state never changes; the allocator forgets
  * the memo when its strategy observes a request and never keeps one for a strategy that draws
  * at random (a skipped plan would skip draws). Keys ignore the request's id: the allocator's
@@ -22,12 +24,13 @@ final class NoFitMemo {
     static final int MAX_SHAPES = 4096;
 
     private CapacityView view;
+    private int viewEdits;
     private final Set<PlacementRequest> failed = new HashSet<>();
     private final Map<PlacementRequest, NoFitReason> reasons = new HashMap<>();
 
     /** Whether a request of this shape already failed to plan on {@code on}. */
     boolean failedOn(CapacityView on, PlacementRequest request) {
-        return on == view && failed.contains(shape(request));
+        return on == view && on.edits() == viewEdits && failed.contains(shape(request));
     }
 
     void failed(CapacityView on, PlacementRequest request) {
@@ -49,14 +52,16 @@ final class NoFitMemo {
 
     void forget() {
         view = null;
+        viewEdits = 0;
         failed.clear();
         reasons.clear();
     }
 
     private void follow(CapacityView on) {
-        if (on != view || failed.size() + reasons.size() >= MAX_SHAPES) {
+        if (on != view || on.edits() != viewEdits || failed.size() + reasons.size() >= MAX_SHAPES) {
             forget();
             view = on;
+            viewEdits = on.edits();
         }
     }
 

@@ -81,8 +81,8 @@ class CostReportApiTest {
         // 8 GPUs × 1 h × 2.00 + 8 GPUs × 2 h × 4.00
         assertThat(row(rows, "vision", "H100-SXM-80G", "GUARANTEE").get("cost").decimalValue()).isEqualByComparingTo("80.00");
         // 4 A100 × 6 h idle × 0.50 = 12.00, three quarters to vision, one to speech
-        assertThat(row(rows, "vision", "A100-SXM4-80GB", "RESERVED_IDLE").get("cost").decimalValue()).isEqualByComparingTo("9.00");
-        assertThat(row(rows, "speech", "A100-SXM4-80GB", "RESERVED_IDLE").get("cost").decimalValue()).isEqualByComparingTo("3.00");
+        assertThat(row(rows, "vision", "A100-SXM-80G", "RESERVED_IDLE").get("cost").decimalValue()).isEqualByComparingTo("9.00");
+        assertThat(row(rows, "speech", "A100-SXM-80G", "RESERVED_IDLE").get("cost").decimalValue()).isEqualByComparingTo("3.00");
         JsonNode unpriced = row(rows, "speech", "L40S-PCIE-48G", "BORROWED"); // speech has no guarantee in dev
         assertThat(unpriced.get("unpricedGpuHours").decimalValue()).isEqualByComparingTo("1.5");
         assertThat(unpriced.get("currency").isNull()).isTrue();

@@ -167,7 +167,7 @@ class QueueReportApiTest {
         // 03:00–06:00: speech's 16 wait the whole hour
         assertThat(pressureAt(pressure, "2027-01-04T04:00:00Z", H100).get("queuedPerSupply").decimalValue())
                 .isEqualByComparingTo("1");
-        assertThat(pressureAt(pressure, "2027-01-04T04:00:00Z", "L40S-48G").get("queuedGpus").decimalValue())
+        assertThat(pressureAt(pressure, "2027-01-04T04:00:00Z", "L40S-PCIE-48G").get("queuedGpus").decimalValue())
                 .isEqualByComparingTo("0");
     }
 
