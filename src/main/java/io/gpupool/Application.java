@@ -26,12 +26,17 @@ public class Application {
     public static void main(String[] args) {
         if (Cli.startsServer(args)) {
             Micronaut.run(Application.class, Cli.serverArgs(args));
-        } else if ("simulate".equals(args[0])) {
+        } else if ("simulate".equals(args[0]) && !repliesRecordedHistory(args)) {
             System.exit(SimulateCommand.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
         } else if ("replay".equals(args[0])) {
             System.exit(ReplayCommand.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
         } else {
             System.exit(Cli.run(args));
         }
+    }
+
+    /** {@code simulate --history …} asks the service for a replay job (the REST command line), not the offline replay. */
+    private static boolean repliesRecordedHistory(String[] args) {
+        return java.util.Arrays.stream(args).anyMatch(a -> a.equals("--history") || a.startsWith("--history="));
     }
 }

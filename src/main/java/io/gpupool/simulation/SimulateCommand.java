@@ -77,16 +77,11 @@ public final class SimulateCommand implements Callable<Integer> {
     }
 
     /**
-     * Runs the command; {@code --history} replays the service's recorded history, which only the service
-     * reads, so that form is the REST command line's {@code simulate} (it submits a replay job).
+     * Runs the offline command. The {@code --history} form replays the service's recorded history,
+     * which only the service reads: it is the REST command line's {@code simulate} (it submits a
+     * replay job), and {@code Application} sends it there.
      */
     public static int run(String... args) {
-        if (java.util.Arrays.stream(args).anyMatch(a -> a.equals("--history") || a.startsWith("--history="))) {
-            String[] forwarded = new String[args.length + 1];
-            forwarded[0] = "simulate";
-            System.arraycopy(args, 0, forwarded, 1, args.length);
-            return io.gpupool.cli.Cli.run(forwarded);
-        }
         return new CommandLine(new SimulateCommand()).execute(args);
     }
 

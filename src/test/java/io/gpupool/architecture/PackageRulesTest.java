@@ -149,7 +149,7 @@ class PackageRulesTest {
                         "allocator", "audit", "auth", "governance", "lease", "telemetry")
                 .whereLayer("replay").mayOnlyAccessLayers("domain", "snapshot", "allocator")
                 .whereLayer("simulation").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "policy",
-                        "allocator", "audit", "governance", "fleet", "request", "replay")
+                        "allocator", "audit", "governance", "fleet", "request", "replay", "accounting")
                 .whereLayer("metrics").mayOnlyAccessLayers("domain", "snapshot", "store", "governance", "tenancy", "lease",
                         "request", "telemetry")
                 .whereLayer("webhook").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
@@ -157,7 +157,7 @@ class PackageRulesTest {
                 .whereLayer("api").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "policy", "audit",
                         "auth", "governance", "inventory", "tenancy", "lease", "fleet", "profile", "request", "metrics", "webhook",
                         "agent", "telemetry", "nodereport", "clustersync", "prometheus", "simulation", "accounting")
-                .whereLayer("cli").mayOnlyAccessLayers("agent", "catalog")
+                .whereLayer("cli").mayOnlyAccessLayers("agent", "catalog", "simulation")
                 .whereLayer("application").mayOnlyAccessLayers("replay", "simulation", "cli")
                 .whereLayer("api").mayNotBeAccessedByAnyLayer();
     }
