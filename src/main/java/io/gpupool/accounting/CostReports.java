@@ -50,6 +50,11 @@ public class CostReports {
         this.settings = settings;
     }
 
+    /** The same reports over {@code usage} (the raw ledger's, to compare: {@link UsageReports#overRawLedger}). */
+    public CostReports over(UsageReports usage) {
+        return new CostReports(usage, book, workingSet, settings);
+    }
+
     /** Sums per output bucket and group (with currency). */
     private static final class Sum {
         long milliMs;
