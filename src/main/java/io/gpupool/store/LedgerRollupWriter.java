@@ -113,7 +113,8 @@ public class LedgerRollupWriter {
         requireDays(fromMs, toMs);
         String zero = "CAST(0 AS BIGINT), CAST(0 AS BIGINT), CAST(0 AS NUMERIC(38, 0))";
         Sql sql = new Sql().add("SELECT " + KEY + ", SUM(se), SUM(sd), SUM(so), SUM(re), SUM(rd), SUM(ro) FROM ("
-                + "SELECT " + KEY + ", entries AS se, delta_milli AS sd, delta_offset AS so, " + zero
+                + "SELECT " + KEY + ", entries AS se, delta_milli AS sd, delta_offset AS so, CAST(0 AS BIGINT) AS re,"
+                + " CAST(0 AS BIGINT) AS rd, CAST(0 AS NUMERIC(38, 0)) AS ro"
                 + " FROM ledger_rollup WHERE period_ms >= ? AND period_ms < ?"
                 + " UNION ALL SELECT " + KEY + ", " + zero + ", entries, delta_milli, delta_offset FROM ("
                 + sums("e.id <= " + LedgerRollupStore.CURSOR + " AND e.at_ms >= ? AND e.at_ms < ?") + ") b"
