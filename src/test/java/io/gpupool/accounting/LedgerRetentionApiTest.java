@@ -64,7 +64,9 @@ class LedgerRetentionApiTest {
         api = new Api(client);
         AccountingChurn churn = new AccountingChurn(api, clock, 23);
         churn.load(T0);
-        churn.run(45);
+        churn.run(18);
+        clock.freezeAt(Instant.parse("2027-02-02T18:00:00Z"));
+        churn.run(22); // across the horizon: leases that end before it, and leases held over it
         clock.freezeAt(NOW);
         ReportWindow kept = usage.window(HORIZON.toString(), "2027-02-06T00:00:00Z", "hour");
         List<Dimension> dims = Dimension.parse("tenant,pool,model,funding");

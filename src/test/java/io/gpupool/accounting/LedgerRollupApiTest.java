@@ -68,8 +68,8 @@ class LedgerRollupApiTest {
         api = new Api(client);
         churn = new AccountingChurn(api, clock, 11);
         churn.load(T0);
-        churn.run(40);
-        assertThat(rollups.catchUp()).isGreaterThan(30);
+        churn.run(30);
+        assertThat(rollups.catchUp()).isGreaterThan(20);
     }
 
     @Test
@@ -77,19 +77,20 @@ class LedgerRollupApiTest {
     void theCheckFindsADriftedRollupAndARebuildOfItsDaysMakesReportsRightAgain() {
         JsonNode intact = check();
         assertThat(intact.get("intact").asBoolean()).as(intact.toString()).isTrue();
-        assertThat(intact.get("storedRows").asLong()).isGreaterThan(20).isEqualTo(intact.get("rebuiltRows").asLong());
+        assertThat(intact.get("storedRows").asLong()).isGreaterThan(10).isEqualTo(intact.get("rebuiltRows").asLong());
         ReportWindow window = usage.window("2027-02-01T00:00:00Z", "2027-02-04T00:00:00Z", "day");
         List<Dimension> byTenant = Dimension.parse("tenant");
         UsageReport right = usage.overRawLedger().usage(window, byTenant, ADMIN_CALLER);
 
         sql("UPDATE ledger_rollup SET delta_offset = delta_offset + 3600000 WHERE subject = 'LEASE' AND span_ms = 86400000"
                 + " AND period_ms = ? AND tenant_id = 'vision'", Instant.parse("2027-02-02T00:00:00Z").toEpochMilli());
-        sql("DELETE FROM ledger_rollup WHERE subject = 'DEVICE' AND span_ms = 3600000 AND period_ms = ?",
+        sql("DELETE FROM ledger_rollup WHERE subject = 'DEVICE' AND span_ms = 3600000 AND period_ms = ?"
+                + " AND device_id = 'a100-a-gpu0'",
                 T0.toEpochMilli());
         JsonNode drifted = check();
         assertThat(drifted.get("intact").asBoolean()).isFalse();
         assertThat(drifted.get("differences").asLong()).as(drifted.toString()).isGreaterThanOrEqualTo(2);
-        assertThat(drifted.get("firstDifferences").toString()).contains("vision", "DEVICE");
+        assertThat(drifted.get("firstDifferences").toString()).contains("vision", "a100-a-gpu0");
         assertThat(usage.usage(window, byTenant, ADMIN_CALLER)).as("reports read the rollup").isNotEqualTo(right);
 
         Reply rebuilt = api.post("/api/v1/reports/ledger/rollup/rebuild?from=2027-02-02T00:00:00Z&to=2027-02-03T00:00:00Z",
@@ -108,13 +109,13 @@ class LedgerRollupApiTest {
     @Test
     @Order(2)
     void entriesRolledUpOneAtATimeAreAddedOnceEach() throws InterruptedException {
-        churn.run(12);
+        churn.run(10);
         long before = writer.cursor();
         long steps = 0;
         while (writer.advance(1) > 0) {
             steps++;
         }
-        assertThat(steps).as("new entries after the churn").isGreaterThan(5);
+        assertThat(steps).as("new entries after the churn").isGreaterThan(2);
         assertThat(writer.advance(1)).as("nothing left").isZero();
         assertThat(writer.cursor()).isGreaterThan(before);
 
