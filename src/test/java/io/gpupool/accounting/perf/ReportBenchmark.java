@@ -54,12 +54,17 @@ public final class ReportBenchmark {
             // The bean is Micronaut Data's connection-bound proxy; filling needs plain connections of its own.
             DataSource plain = io.micronaut.data.connection.jdbc.advice.DelegatingDataSource.unwrapDataSource(
                     context.getBean(DataSource.class));
-            long rows = fill(plain, gpus, leases);
+            long rows = filled(plain) ? 0 : fill(plain, gpus, leases); // a second run on the same database reuses it
             System.out.printf("ledger: %d entries (%d cards, %d leases over 30 days) written in %.1f s%n", rows, gpus,
                     leases, (System.nanoTime() - t0) / 1e9);
             long r0 = System.nanoTime();
             long rolled = context.getBean(io.gpupool.accounting.LedgerRollups.class).catchUp();
             System.out.printf("rollups: caught up with %d entries in %.1f s%n", rolled, (System.nanoTime() - r0) / 1e9);
+            try (Connection c = plain.getConnection(); Statement analyze = c.createStatement()) {
+                if (c.getMetaData().getDatabaseProductName().equals("PostgreSQL")) {
+                    analyze.execute("ANALYZE ledger_rollup"); // as autovacuum would after such a load
+                }
+            }
             UsageReports usage = context.getBean(UsageReports.class);
             CostReports cost = context.getBean(CostReports.class);
             Caller admin = new Caller("bench", "bench", Role.ADMIN, null);
@@ -80,6 +85,14 @@ public final class ReportBenchmark {
                             answer.equals(answers[report.equals("usage") ? 0 : 1]));
                 }
             }
+        }
+    }
+
+    static boolean filled(DataSource dataSource) throws Exception {
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+             java.sql.ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM ledger_entry")) {
+            rs.next();
+            return rs.getLong(1) > 0;
         }
     }
 
