@@ -195,7 +195,19 @@ public class LedgerRollupStore {
     }
 
     <T> List<T> query(Sql sql, RowReader<T> reader) {
-        return tx.executeRead(status -> query(status.getConnection(), sql, reader));
+        return tx.executeRead(status -> {
+            Connection c = status.getConnection();
+            List<Long> cursor = query(c, new Sql().add("SELECT last_entry_id FROM ledger_rollup_cursor WHERE id = 1"),
+                    rs -> rs.getLong(1));
+            // The cursor read just now is a lower bound of the one the statement reads (it only moves
+            // on): as a literal it lets the planner see how few entries lie after it and use the id
+            // index; the statement's own subquery still decides exactly which entries are the tail.
+            Sql bounded = new Sql();
+            bounded.text.append(sql.text.toString().replace("id > " + CURSOR,
+                    "id > " + (cursor.isEmpty() ? 0 : cursor.get(0)) + " AND id > " + CURSOR));
+            bounded.parameters.addAll(sql.parameters);
+            return query(c, bounded, reader);
+        });
     }
 
     static <T> List<T> query(Connection c, Sql sql, RowReader<T> reader) {
