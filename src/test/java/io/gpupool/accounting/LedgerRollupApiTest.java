@@ -98,11 +98,11 @@ class LedgerRollupApiTest {
         assertThat(rebuilt.status()).as(rebuilt.body().toString()).isEqualTo(200);
         assertThat(check().get("differences").asLong()).as("the device hour of 02-01 is not rebuilt yet").isEqualTo(1);
         rebuilt = api.post("/api/v1/reports/ledger/rollup/rebuild?" + DAYS, Map.of(), ADMIN);
-        assertThat(rebuilt.body().get("writtenRows").asLong()).isEqualTo(intact.get("storedRows").asLong());
 
-        JsonNode repaired = check();
+        JsonNode repaired = check(); // the rebuild first rolls up what the scheduler's sweeps wrote since
         assertThat(repaired.get("intact").asBoolean()).as(repaired.toString()).isTrue();
-        assertThat(repaired.get("storedRows").asLong()).isEqualTo(intact.get("storedRows").asLong());
+        assertThat(rebuilt.body().get("writtenRows").asLong()).isEqualTo(repaired.get("storedRows").asLong())
+                .isGreaterThanOrEqualTo(intact.get("storedRows").asLong());
         assertThat(usage.usage(window, byTenant, ADMIN_CALLER)).isEqualTo(right);
     }
 
