@@ -33,6 +33,11 @@ public class CostReports {
         this.settings = settings;
     }
 
+    /** The same reports over {@code usage} (the raw ledger's, to compare: {@link UsageReports#overRawLedger}). */
+    public CostReports over(UsageReports usage) {
+        return new CostReports(usage, book, workingSet, settings);
+    }
+
     public CostReport cost(ReportWindow window, List<Dimension> dims, Caller caller) {
         PoolSnapshot model = workingSet.current();
         return cost(window, dims, usage.scope(caller, model), model);

@@ -4,6 +4,7 @@ import io.gpupool.auth.Caller;
 import io.gpupool.auth.Role;
 import io.gpupool.domain.tenancy.Tenant;
 import io.gpupool.snapshot.PoolSnapshot;
+import io.gpupool.store.LedgerRollupStore;
 import io.gpupool.store.LedgerStore;
 import io.gpupool.store.LedgerStore.Column;
 import io.gpupool.store.WorkingSet;
@@ -30,21 +31,45 @@ import java.util.Set;
 public class UsageReports implements GpuTimeSource {
     private static final List<Dimension> CAPACITY_DIMENSIONS = List.of(Dimension.POOL, Dimension.TIER, Dimension.MODEL);
 
-    private final LedgerStore ledger;
+    private final LedgerTime ledger;
+    private final LedgerStore raw;
     private final WorkingSet workingSet;
     private final Clock clock;
     private final AccountingSettings settings;
+    private final LedgerRollups rollups;
 
-    UsageReports(LedgerStore ledger, WorkingSet workingSet, Clock clock, AccountingSettings settings) {
+    @jakarta.inject.Inject
+    UsageReports(LedgerStore ledger, LedgerRollupStore rolledUp, WorkingSet workingSet, Clock clock,
+                 AccountingSettings settings, LedgerRollups rollups) {
+        this(LedgerTime.rolledUp(rolledUp, ledger), ledger, workingSet, clock, settings, rollups);
+    }
+
+    private UsageReports(LedgerTime ledger, LedgerStore raw, WorkingSet workingSet, Clock clock,
+                         AccountingSettings settings, LedgerRollups rollups) {
         this.ledger = ledger;
+        this.raw = raw;
         this.workingSet = workingSet;
         this.clock = clock;
         this.settings = settings;
+        this.rollups = rollups;
     }
 
-    /** The window from the query parameters (400 when they are not valid). */
+    /**
+     * The same reports summed from the raw ledger at query time, as before the rollups: what the
+     * rollup-backed answers are compared with (tests, {@code ReportBenchmark}).
+     */
+    public UsageReports overRawLedger() {
+        return new UsageReports(LedgerTime.raw(raw), raw, workingSet, clock, settings, rollups);
+    }
+
+    /**
+     * The window from the query parameters (400 when they are not valid, or when it starts before
+     * the raw ledger kept: {@code gpupool.accounting.ledger-retention}).
+     */
     public ReportWindow window(String from, String to, String step) {
-        return ReportWindow.parse(from, to, step, clock.instant(), settings.retention());
+        ReportWindow window = ReportWindow.parse(from, to, step, clock.instant(), settings.retention());
+        rollups.requireKept("from", window.from());
+        return window;
     }
 
     public UsageReport usage(ReportWindow window, List<Dimension> dims, Caller caller) {
@@ -81,9 +106,7 @@ public class UsageReports implements GpuTimeSource {
     /** Lease GPU time per group of ledger {@code columns} and bucket. */
     @Override
     public Map<List<String>, long[]> leaseTime(ReportWindow w, List<Column> columns, Collection<String> tenants) {
-        long from = w.from().toEpochMilli();
-        return GpuTime.of(ledger.levels(LedgerEntryRow.LEASE, columns, from, tenants),
-                ledger.hours(LedgerEntryRow.LEASE, columns, from, w.to().toEpochMilli(), tenants), w);
+        return ledger.of(LedgerEntryRow.LEASE, columns, w, tenants);
     }
 
     /** The ledger columns {@code dims} need, in a fixed order. */
@@ -113,11 +136,9 @@ public class UsageReports implements GpuTimeSource {
      * [2] capacity out of service (UNKNOWN, UNHEALTHY, OFFLINE), [3] held by leases on such cards.
      */
     Map<List<String>, long[][]> capacityByPoolAndModel(ReportWindow w) {
-        long from = w.from().toEpochMilli();
         long to = w.to().toEpochMilli();
         List<Column> deviceColumns = List.of(Column.POOL, Column.MODEL, Column.STATE);
-        Map<List<String>, long[]> devices = GpuTime.of(ledger.levels(LedgerEntryRow.DEVICE, deviceColumns, from, null),
-                ledger.hours(LedgerEntryRow.DEVICE, deviceColumns, from, to, null), w);
+        Map<List<String>, long[]> devices = ledger.of(LedgerEntryRow.DEVICE, deviceColumns, w, null);
         Map<List<String>, long[][]> sums = new HashMap<>();
         for (Map.Entry<List<String>, long[]> e : devices.entrySet()) {
             long[][] s = sums.computeIfAbsent(e.getKey().subList(0, 2), k -> new long[4][w.buckets()]);

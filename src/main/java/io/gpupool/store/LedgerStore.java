@@ -92,6 +92,15 @@ public class LedgerStore {
         return read(sql, List.of(toMs, toMs));
     }
 
+    /** Every entry before {@code toMs} of the cards {@code deviceIds}, in time order (read by card). */
+    public List<LedgerEntryRow> entriesOfDevices(Collection<String> deviceIds, long toMs) {
+        List<Object> parameters = new ArrayList<>(deviceIds);
+        parameters.add(toMs);
+        return read("SELECT " + ALL + " FROM ledger_entry WHERE device_id IN ("
+                + String.join(", ", java.util.Collections.nCopies(deviceIds.size(), "?")) + ") AND at_ms < ? ORDER BY at_ms, id",
+                parameters);
+    }
+
     /** The whole ledger in the order it was written (for the rebuild check; small fleets and tests). */
     public List<LedgerEntryRow> all() {
         return read("SELECT " + ALL + " FROM ledger_entry ORDER BY id", List.of());
