@@ -74,6 +74,23 @@ class NoFitMemoTest {
     }
 
     @Test
+    void aShapeThatFailedOnAScratchViewFitsOnceCapacityIsGivenBackOnThatSameView() {
+        // Victim search gives candidates back in place on one scratch copy and plans after each:
+        // the object stays the same, its capacity does not.
+        CapacityView full = Fleet.of().node("a").gpus(2, "A100").used(0, 1000).used(1, 1000).build();
+        Allocator allocator = new Allocator(StrategyRegistry.standard().create(StrategyRegistry.DEFAULT,
+                StrategySettings.defaults()));
+        CapacityView scratch = full.copy();
+        PlacementRequest one = Fleet.request().id("one").gpus(1).build();
+        assertThat(allocator.plan(scratch, one)).isNull();
+
+        int gpu = scratch.gpuIndex("a/gpu0");
+        scratch.give(new HeldShare(scratch.nodeOfGpu(gpu), gpu, 1000, null, 0, 0));
+
+        assertThat(allocator.plan(scratch, Fleet.request().id("one-again").gpus(1).build())).isNotNull();
+    }
+
+    @Test
     void aRandomStrategyKeepsDrawingOnEveryPlanSoItsPlacementsMatchAnAllocatorWithoutMemory() {
         CapacityView view = Fleet.of().nodes("n", 12, 4, "A100").build();
         for (int n = 0; n < 12; n += 2) {
