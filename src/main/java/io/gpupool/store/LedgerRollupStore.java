@@ -211,6 +211,11 @@ public class LedgerRollupStore {
     }
 
     static <T> List<T> query(Connection c, Sql sql, RowReader<T> reader) {
+        return query(c, sql, reader, "the ledger's rollup");
+    }
+
+    /** Runs {@code sql} on {@code c} and reads each row ({@code null} rows are left out); {@code what} names the table in errors. */
+    static <T> List<T> query(Connection c, Sql sql, RowReader<T> reader, String what) {
         try (PreparedStatement s = c.prepareStatement(sql.text.toString())) {
             for (int i = 0; i < sql.parameters.size(); i++) {
                 s.setObject(i + 1, sql.parameters.get(i));
@@ -226,7 +231,7 @@ public class LedgerRollupStore {
             }
             return rows;
         } catch (SQLException e) {
-            throw new IllegalStateException("Reading the ledger's rollup failed: " + e.getMessage(), e);
+            throw new IllegalStateException("Reading " + what + " failed: " + e.getMessage(), e);
         }
     }
 

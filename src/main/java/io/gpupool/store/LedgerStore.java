@@ -6,7 +6,6 @@ import jakarta.inject.Singleton;
 
 import java.math.BigDecimal;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -115,55 +114,22 @@ public class LedgerStore {
             + " kind, priority_class, funding, lender_id, state";
 
     private List<LedgerEntryRow> read(String sql, List<Object> parameters) {
-        return tx.executeRead(status -> {
-            try (PreparedStatement s = status.getConnection().prepareStatement(sql)) {
-                for (int i = 0; i < parameters.size(); i++) {
-                    s.setObject(i + 1, parameters.get(i));
-                }
-                List<LedgerEntryRow> rows = new ArrayList<>();
-                try (ResultSet rs = s.executeQuery()) {
-                    while (rs.next()) {
-                        rows.add(new LedgerEntryRow(rs.getLong(1), rs.getString(2), rs.getInt(3), rs.getString(4),
-                                rs.getString(5), rs.getString(6), rs.getString(7), rs.getString(8), rs.getString(9),
-                                rs.getString(10), rs.getString(11), rs.getString(12), rs.getString(13)));
-                    }
-                }
-                return rows;
-            } catch (SQLException e) {
-                throw new IllegalStateException("Reading the ledger failed: " + e.getMessage(), e);
-            }
-        });
+        LedgerRollupStore.Sql statement = new LedgerRollupStore.Sql().add(sql, parameters.toArray());
+        return tx.executeRead(status -> LedgerRollupStore.query(status.getConnection(), statement,
+                rs -> new LedgerEntryRow(rs.getLong(1), rs.getString(2), rs.getInt(3), rs.getString(4),
+                        rs.getString(5), rs.getString(6), rs.getString(7), rs.getString(8), rs.getString(9),
+                        rs.getString(10), rs.getString(11), rs.getString(12), rs.getString(13)), LEDGER));
     }
 
-    private interface RowReader<T> {
-        T read(ResultSet rs) throws SQLException;
-    }
+    private static final String LEDGER = "the ledger";
 
-    private <T> List<T> query(String sql, String subject, long bound, Collection<String> tenants, RowReader<T> reader) {
-        return tx.executeRead(status -> {
-            try (PreparedStatement s = status.getConnection().prepareStatement(sql)) {
-                int i = 1;
-                s.setString(i++, subject);
-                s.setLong(i++, bound);
-                if (tenants != null) {
-                    for (String t : tenants) {
-                        s.setString(i++, t);
-                    }
-                }
-                List<T> rows = new ArrayList<>();
-                try (ResultSet rs = s.executeQuery()) {
-                    while (rs.next()) {
-                        T row = reader.read(rs);
-                        if (row != null) {
-                            rows.add(row);
-                        }
-                    }
-                }
-                return rows;
-            } catch (SQLException e) {
-                throw new IllegalStateException("Reading the ledger failed: " + e.getMessage(), e);
-            }
-        });
+    private <T> List<T> query(String sql, String subject, long bound, Collection<String> tenants,
+                              LedgerRollupStore.RowReader<T> reader) {
+        LedgerRollupStore.Sql statement = new LedgerRollupStore.Sql().add(sql, subject, bound);
+        if (tenants != null) {
+            statement.parameters.addAll(tenants);
+        }
+        return tx.executeRead(status -> LedgerRollupStore.query(status.getConnection(), statement, reader, LEDGER));
     }
 
     private static String keys(List<Column> columns) {
