@@ -16,6 +16,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
@@ -25,7 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class GrantCoherenceTest {
     private static final Instant NOW = Instant.parse("2026-12-01T12:00:00Z");
     private static final PoolSnapshot FLEET = ShippedFleet.snapshot(NOW);
-    private static final GrantCoherence CHECK = new GrantCoherence(DefaultPolicy.ENGINE);
+    // A budget no loaded machine exhausts: these tests are about what the check finds.
+    private static final GrantCoherence CHECK = new GrantCoherence(DefaultPolicy.ENGINE, Duration.ofHours(1));
 
     private static List<PolicyMessage> check(CompiledPolicy policy) {
         return CHECK.check(policy, FLEET, NOW);
@@ -64,6 +66,19 @@ class GrantCoherenceTest {
                 .contains("'" + Coherence.ADMITTING_QUOTA_RULE + "' (quota/quota-verdicts.drl:")
                 .contains("'Inference uses elastic, then dev-shared' (admission/admission-by-kind.drl:")
                 .contains("nlp INFERENCE").contains("(borrowed)"));
+    }
+
+    @Test
+    void aCheckThatRunsOutOfItsBudgetSaysHowFarItGotInsteadOfRunningOn() {
+        GrantCoherence spent = new GrantCoherence(DefaultPolicy.ENGINE, Duration.ZERO);
+
+        List<PolicyMessage> messages = spent.check(DefaultPolicy.POLICY, FLEET, NOW);
+
+        assertThat(messages).singleElement().satisfies(m -> {
+            assertThat(m.severity()).isEqualTo(PolicyMessage.Severity.INFO);
+            assertThat(m.text()).isEqualTo("Coherence check stopped after 0 of "
+                    + GrantCoherence.generate(DefaultPolicy.POLICY, FLEET, NOW).size() + " generated requests (budget 0 s)");
+        });
     }
 
     @Test
