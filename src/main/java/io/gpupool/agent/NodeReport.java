@@ -18,8 +18,21 @@ public record NodeReport(String node, String cluster, String site, String rack, 
                          Long sequence, Instant at, Integer intervalSeconds, String source, String driverVersion,
                          String cudaVersion, List<Gpu> gpus) {
     public NodeReport {
-        labels = labels == null ? Map.of() : Map.copyOf(labels);
-        gpus = gpus == null ? List.of() : List.copyOf(gpus);
+        labels = copy(labels);
+        gpus = copy(gpus);
+    }
+
+    /*
+     * Unmodifiable copies that keep a null element or value: a body with "gpus": [null] must reach
+     * the report's checks, which refuse it with its path (gpus[3]: is null), instead of failing in
+     * this constructor with a bare NullPointerException the caller cannot act on.
+     */
+    static <T> List<T> copy(List<T> list) {
+        return list == null ? List.of() : java.util.Collections.unmodifiableList(new java.util.ArrayList<>(list));
+    }
+
+    static <K, V> Map<K, V> copy(Map<K, V> map) {
+        return map == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(map));
     }
 
     /**
@@ -32,8 +45,8 @@ public record NodeReport(String node, String cluster, String site, String rack, 
                       Boolean migEnabled, List<MigInstance> migInstances, List<String> nvlinkPeers, Health health,
                       Activity activity) {
         public Gpu {
-            migInstances = migInstances == null ? List.of() : List.copyOf(migInstances);
-            nvlinkPeers = nvlinkPeers == null ? List.of() : List.copyOf(nvlinkPeers);
+            migInstances = copy(migInstances);
+            nvlinkPeers = copy(nvlinkPeers);
         }
 
         Gpu withActivity(Activity a, List<MigInstance> instances) {
@@ -105,7 +118,7 @@ public record NodeReport(String node, String cluster, String site, String rack, 
     /** What one source read from one machine: driver, CUDA version and the GPUs. */
     public record Capture(String source, String driverVersion, String cudaVersion, List<Gpu> gpus) {
         public Capture {
-            gpus = gpus == null ? List.of() : List.copyOf(gpus);
+            gpus = copy(gpus);
         }
     }
 }

@@ -57,6 +57,9 @@ final class ReportChecks {
         check.maxLength("source", r.source(), 64);
         r.labels().forEach((k, v) -> {
             check.maxLength("labels." + FieldChecks.excerpt(k), k, 128);
+            if (v == null) {
+                check.error("labels." + FieldChecks.excerpt(k) + ": a value is required (\"\" for a label without one)");
+            }
             check.maxLength("labels." + FieldChecks.excerpt(k), v, 256);
         });
         if (r.gpus().size() > MAX_GPUS) {
@@ -83,6 +86,11 @@ final class ReportChecks {
             check.maxLength(at + ".productName", g.productName(), 128);
             check.maxLength(at + ".model", g.model(), 128);
             check.maxLength(at + ".pciBusId", g.pciBusId(), 64);
+            for (int k = 0; k < g.nvlinkPeers().size(); k++) {
+                if (g.nvlinkPeers().get(k) == null) {
+                    check.error(at + ".nvlinkPeers[" + k + "]: is null");
+                }
+            }
             if (g.memoryMib() != null) {
                 check.positive(at + ".memoryMib", g.memoryMib());
             }
