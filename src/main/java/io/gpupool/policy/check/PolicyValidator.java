@@ -30,6 +30,20 @@ public final class PolicyValidator {
     private final PolicyCompiler compiler;
     private final ScenarioRunner runner;
     private static volatile Map<String, String> shippedFixtures;
+    private static final int REMEMBERED_PASSES = 12;
+    /*
+     * Reports of rule sets that passed, by their files' content and the evaluation limits: the same
+     * files pass the same way (scenarios carry their own clock), and a service validates the same
+     * content again and again: on every start on an empty database, and for every dry-run of an
+     * unchanged candidate. A report with any error is never remembered: an evaluation stopped by a
+     * budget on a busy machine must be tried again, not repeated from memory.
+     */
+    private static final Map<String, ValidationReport> PASSED = new java.util.LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, ValidationReport> eldest) {
+            return size() > REMEMBERED_PASSES;
+        }
+    };
 
     public PolicyValidator(PolicyEngine engine) {
         this(new RuleSetLinter(), new PolicyCompiler(), new ScenarioRunner(engine));
@@ -42,6 +56,40 @@ public final class PolicyValidator {
     }
 
     public ValidationReport validate(RuleSet ruleSet) {
+        String key = passKey(ruleSet);
+        ValidationReport passed;
+        synchronized (PASSED) {
+            passed = PASSED.get(key);
+        }
+        if (passed != null) {
+            return new ValidationReport(passed.messages(), passed.policy().map(p -> p.withRuleSet(ruleSet)), passed.tests());
+        }
+        ValidationReport fresh = validateAnew(ruleSet);
+        if (fresh.valid() && fresh.policy().isPresent()) {
+            synchronized (PASSED) {
+                PASSED.put(key, fresh);
+            }
+        }
+        return fresh;
+    }
+
+    private String passKey(RuleSet ruleSet) {
+        try {
+            java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+            sha.update(runner.engine().limits().toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            new java.util.TreeMap<>(ruleSet.files()).forEach((path, text) -> {
+                sha.update((byte) 0);
+                sha.update(path.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                sha.update((byte) 0);
+                sha.update(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            });
+            return java.util.HexFormat.of().formatHex(sha.digest());
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private ValidationReport validateAnew(RuleSet ruleSet) {
         List<PolicyMessage> messages = new ArrayList<>();
         if (ruleSet.ruleFiles().isEmpty()) {
             messages.add(PolicyMessage.error(Stage.LINT, null, 0, 0, "The rule set has no .drl file"));

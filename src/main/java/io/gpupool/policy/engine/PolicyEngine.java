@@ -28,6 +28,11 @@ public final class PolicyEngine {
         this(EvaluationLimits.DEFAULT);
     }
 
+    /** The bounds every evaluation of this engine runs under. */
+    public EvaluationLimits limits() {
+        return limits;
+    }
+
     public PolicyEngine(EvaluationLimits limits) {
         this.limits = limits;
     }

@@ -29,6 +29,11 @@ public final class ScenarioRunner {
     private final ObjectMapper yaml;
     private final DecisionMatcher matcher;
 
+    /** The engine the scenarios are evaluated with. */
+    public PolicyEngine engine() {
+        return engine;
+    }
+
     public ScenarioRunner(PolicyEngine engine) {
         this.engine = engine;
         this.yaml = new ObjectMapper(new YAMLFactory()).registerModule(new JavaTimeModule())

@@ -29,6 +29,28 @@ class PolicyValidatorTest {
     }
 
     @Test
+    void theSameFilesValidatedAgainUnderAnotherVersionGiveTheSameReportWithThePolicyUnderTheNewLabel() {
+        ValidationReport first = validator.validate(DefaultPolicy.RULE_SET.withVersion("v7"));
+        ValidationReport again = validator.validate(DefaultPolicy.RULE_SET.withVersion("v8"));
+
+        assertThat(again.messages()).isEqualTo(first.messages());
+        assertThat(again.tests()).isEqualTo(first.tests());
+        assertThat(first.policy().orElseThrow().ruleSet().version()).isEqualTo("v7");
+        assertThat(again.policy().orElseThrow().ruleSet().version()).isEqualTo("v8");
+    }
+
+    @Test
+    void aPassRememberedUnderTheUsualLimitsIsNotAnAnswerForAnEngineWithTighterOnes() {
+        assertThat(validator.validate(DefaultPolicy.RULE_SET).valid()).isTrue();
+        PolicyValidator starved = new PolicyValidator(new PolicyEngine(new EvaluationLimits(0, 0, Duration.ofSeconds(10))));
+
+        ValidationReport report = starved.validate(DefaultPolicy.RULE_SET);
+
+        assertThat(report.valid()).as("no firing allowed: the policy tests cannot pass").isFalse();
+        assertThat(report.errors()).anySatisfy(m -> assertThat(m.stage()).isIn(Stage.EVALUATION, Stage.TEST));
+    }
+
+    @Test
     void compileErrorCarriesTheAuthorsFileLineAndColumn() {
         ValidationReport report = validator.validate(RuleSet.draft(Map.of("tiering/broken.drl", """
                 package io.gpupool.rules.tiering;
