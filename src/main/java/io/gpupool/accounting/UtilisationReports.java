@@ -38,6 +38,8 @@ import java.util.TreeMap;
 public class UtilisationReports {
     /** The idle threshold's setting; its default is the default reclamation rules' threshold (5 %). */
     public static final String IDLE_THRESHOLD_SETTING = "gpupool.reports.utilisation.idle-threshold";
+    /** The default reclamation rules' idle threshold ({@code idleSecondsBelow(0.05)}); a test keeps them equal. */
+    static final String DEFAULT_IDLE_THRESHOLD = "0.05";
     /** How many leases and tenants the idle-holder lists show unless asked otherwise, and at most. */
     static final int DEFAULT_TOP = 10;
     static final int MAX_TOP = 100;
@@ -55,7 +57,7 @@ public class UtilisationReports {
 
     UtilisationReports(UsageReports usage, OperatingHistory history, TelemetryHistory telemetry,
                        TelemetrySettings telemetrySettings, WorkingSet workingSet, Clock clock,
-                       @Value("${" + IDLE_THRESHOLD_SETTING + ":0.05}") double idleBelow) {
+                       @Value("${" + IDLE_THRESHOLD_SETTING + ":" + DEFAULT_IDLE_THRESHOLD + "}") double idleBelow) {
         if (!(idleBelow > 0 && idleBelow <= 1)) {
             throw new IllegalArgumentException(IDLE_THRESHOLD_SETTING + " must be in (0, 1], was " + idleBelow);
         }

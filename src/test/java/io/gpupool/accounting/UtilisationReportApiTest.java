@@ -36,7 +36,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * At 01:00 three leases start and at 03:00 all three are released; agents sample every minute:
  * <ul>
  *   <li>A: vision, 2 whole H100s, graphics-engine activity 80 % from 01:00, 2 % (idle) from 02:00,
- *       40,960 MiB of 81,920 used: 4 GPU-h allocated, 1.64 effective, 2 idle;</li>
+ *       40,960 MiB of 81,920 used; from 02:55 one of its GPUs reads 0, 0, 0, 0 and 10 %: still 2 % on
+ *       average, but not idle, since one sample reached the threshold: 4 GPU-h allocated, 1.64
+ *       effective, 2 − 1/12 = 1.916667 idle;</li>
  *   <li>B: speech, one 3g.40gb MIG instance (428 milli) on the A100, SM activity 50 % then 1 %;
  *       the card's 2g.20gb instance beside it is busy at 90 % and is not B's: 0.856 GPU-h, 0.21828
  *       effective, 0.428 idle;</li>
@@ -88,7 +90,11 @@ class UtilisationReportApiTest {
             boolean first = minute < 60;
             List<ActivitySample> samples = new ArrayList<>();
             for (String gpu : gpusA) {
-                samples.add(new ActivitySample(gpu, null, null, at, "GR_ENGINE_ACTIVE", first ? 0.8 : 0.02, 40960L, "dcgm"));
+                double activity = first ? 0.8 : 0.02;
+                if (gpu.equals(gpusA.get(0)) && minute >= 115) {
+                    activity = minute == 119 ? 0.1 : 0; // 02:55-03:00 averages 2 % too, but one sample reaches 10 %
+                }
+                samples.add(new ActivitySample(gpu, null, null, at, "GR_ENGINE_ACTIVE", activity, 40960L, "dcgm"));
             }
             samples.add(new ActivitySample("a100-mig-gpu0", "3g.40gb", 1, at, "SM_ACTIVE", first ? 0.5 : 0.01, 10240L, "dcgm"));
             samples.add(new ActivitySample("a100-mig-gpu0", "2g.20gb", 2, at, "SM_ACTIVE", 0.9, 20000L, "dcgm"));
@@ -143,7 +149,7 @@ class UtilisationReportApiTest {
         assertThat(vision.get("beyondTelemetryRetentionGpuHours").decimalValue()).isEqualByComparingTo("0");
         assertThat(vision.get("effectiveGpuHours").decimalValue()).isEqualByComparingTo("2.09");
         assertThat(vision.get("effectiveUtilisation").decimalValue()).isEqualByComparingTo("0.44"); // 2.09 / 4.75
-        assertThat(vision.get("idleGpuHours").decimalValue()).isEqualByComparingTo("2");
+        assertThat(vision.get("idleGpuHours").decimalValue()).isEqualByComparingTo("1.916667");
         assertThat(vision.get("metricGpuHours").get("GR_ENGINE_ACTIVE").decimalValue()).isEqualByComparingTo("4");
         assertThat(vision.get("metricGpuHours").get("GPU_UTIL").decimalValue()).isEqualByComparingTo("0.75");
         JsonNode speech = row(day, "2027-01-04T00:00:00Z", "speech");
@@ -174,7 +180,7 @@ class UtilisationReportApiTest {
         assertThat(idle.get("coveredGpuHours").decimalValue()).isEqualByComparingTo("2.25");
         assertThat(idle.get("withoutTelemetryGpuHours").decimalValue()).isEqualByComparingTo("0.25");
         assertThat(idle.get("effectiveGpuHours").decimalValue()).isEqualByComparingTo("0.19");
-        assertThat(idle.get("idleGpuHours").decimalValue()).isEqualByComparingTo("2");
+        assertThat(idle.get("idleGpuHours").decimalValue()).isEqualByComparingTo("1.916667");
         assertThat(hours.get("rows").findValuesAsText("bucket")).doesNotContain("2027-01-04T03:00:00Z",
                 "2027-01-04T00:00:00Z");
     }
@@ -189,10 +195,10 @@ class UtilisationReportApiTest {
         assertThat(a.get("tenant").asText()).isEqualTo("vision");
         assertThat(a.get("gpus").decimalValue()).isEqualByComparingTo("2");
         assertThat(a.get("allocatedGpuHours").decimalValue()).isEqualByComparingTo("4");
-        assertThat(a.get("idleGpuHours").decimalValue()).isEqualByComparingTo("2");
+        assertThat(a.get("idleGpuHours").decimalValue()).isEqualByComparingTo("1.916667");
         assertThat(a.get("effectiveUtilisation").decimalValue()).isEqualByComparingTo("0.41");
         assertThat(body.get("topIdleTenants").findValuesAsText("tenant")).containsExactly("vision", "speech");
-        assertThat(body.get("topIdleTenants").get(0).get("idleGpuHours").decimalValue()).isEqualByComparingTo("2");
+        assertThat(body.get("topIdleTenants").get(0).get("idleGpuHours").decimalValue()).isEqualByComparingTo("1.916667");
         assertThat(body.get("idleThreshold").decimalValue()).isEqualByComparingTo("0.05");
         assertThat(report(WINDOW + "&top=1", ADMIN).get("topIdleLeases").findValuesAsText("leaseId"))
                 .containsExactly(leaseA);
@@ -229,10 +235,16 @@ class UtilisationReportApiTest {
     @Test
     @Order(1)
     void csvHasOneLinePerBucketAndGroupAndTheIdleHoldersAsTheirOwnTables() {
-        String rows = csv(WINDOW + "&step=day&groupBy=tenant");
-        assertThat(rows).startsWith("bucket,tenant,allocatedGpuHours,effectiveGpuHours,effectiveUtilisation,")
-                .contains("2027-01-04T00:00:00Z,vision,5.000000,2.090000,0.4400,4.750000,0.250000,0.000000,2.000000");
-        assertThat(rows.lines().toList()).hasSize(3);
+        assertThat(csv(WINDOW + "&step=day&groupBy=tenant").lines().toList()).containsExactly(
+                "bucket,tenant,allocatedGpuHours,effectiveGpuHours,effectiveUtilisation,coveredGpuHours,"
+                        + "withoutTelemetryGpuHours,beyondTelemetryRetentionGpuHours,idleGpuHours,framebufferUsedMib,"
+                        + "framebufferUsedFraction,grEngineActiveGpuHours,smActiveGpuHours,gpuUtilGpuHours",
+                // speech: 10,240 MiB of the 3g.40gb instance's 40 GiB
+                "2027-01-04T00:00:00Z,speech,0.856000,0.218280,0.2550,0.856000,0.000000,0.000000,0.428000,10240.0,0.2500,"
+                        + ",0.856000,",
+                // vision: (2000 × 2 h × 40,960 + 500 × 1.5 h × 12,288) / 4,750 MiB; (4000 × 0.5 + 750 × 0.25) / 4,750
+                "2027-01-04T00:00:00Z,vision,5.000000,2.090000,0.4400,4.750000,0.250000,0.000000,1.916667,36432.8,0.4605,"
+                        + "4.000000,,0.750000");
         List<String> leases = csv(WINDOW + "&part=leases").lines().toList();
         assertThat(leases).hasSize(3);
         assertThat(leases.get(0)).startsWith("leaseId,tenant,");
