@@ -163,8 +163,11 @@ public class OperatingHistory {
                 + " e.funding, e.lender_id";
         return query(sql, params, rs -> {
             long end = rs.getLong(6);
+            if (rs.wasNull()) {
+                end = Long.MAX_VALUE; // still held
+            }
             return new HeldShare(rs.getString(1), rs.getString(2), rs.getInt(3), rs.getString(4), rs.getLong(5),
-                    rs.wasNull() ? Long.MAX_VALUE : end, rs.getString(7), rs.getString(8), rs.getString(9),
+                    end, rs.getString(7), rs.getString(8), rs.getString(9),
                     rs.getString(10), rs.getString(11), rs.getString(12), rs.getString(13));
         });
     }

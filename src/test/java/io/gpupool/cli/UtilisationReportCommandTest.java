@@ -20,14 +20,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import static io.gpupool.testing.Api.ADMIN;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code gpupool report utilisation} on a known day: vision holds 2 H100 from 01:00 to 03:00, busy at
- * 60 % for the first hour and idle (1 %) for the second.
+ * {@code gpupool report utilisation} on a known day: vision holds 2 H100 from 01:00, busy at 60 % for the
+ * first hour, idle (1 %) for the second, and from 03:00 its agent says nothing; the lease is still
+ * held when the report is asked for at 04:00.
  */
 @MicronautTest(transactional = false)
 @DatabaseTest
@@ -64,9 +64,7 @@ class UtilisationReportCommandTest {
                     null, null, at, "GR_ENGINE_ACTIVE", at.isBefore(t0.plus(Duration.ofHours(2))) ? 0.6 : 0.01, null, "dcgm")));
             telemetry.submit("h100-a", null, samples).join();
         }
-        clock.advance(Duration.ofHours(2));
-        assertThat(api.post("/api/v1/leases/" + lease + "/release", Map.of(), ADMIN).status()).isEqualTo(200);
-        clock.advance(Duration.ofHours(1));
+        clock.advance(Duration.ofHours(3));
         cli = CliRun.against(server.getURL().toString(), ADMIN);
     }
 
@@ -75,10 +73,10 @@ class UtilisationReportCommandTest {
         CliRun.Result result = cli.run(concat("report", "utilisation", "--group-by", "tenant"));
 
         assertThat(result.exitCode()).as(result.err()).isZero();
-        // 4 GPU-h allocated, 2 × 0.6 + 2 × 0.01 = 1.22 effective, 2 idle
+        // 6 GPU-h allocated (01:00 to 04:00), 4 of them measured: 2 × 0.6 + 2 × 0.01 = 1.22 effective, 2 idle
         assertThat(result.out()).contains("ALLOCATED_H", "EFFECTIVE_H", "IDLE_H")
-                .containsPattern("2027-01-04T00:00:00Z\\s+vision\\s+4\\.0\\s+1\\.22\\s+0\\.305")
-                .containsPattern(lease + "\\s+vision\\s+training\\s+H100-SXM-80G\\s+2\\.0\\s+4\\.0\\s+2\\.0");
+                .containsPattern("2027-01-04T00:00:00Z\\s+vision\\s+6\\.0\\s+1\\.22\\s+0\\.305\\s+4\\.0\\s+2\\.0")
+                .containsPattern(lease + "\\s+vision\\s+training\\s+H100-SXM-80G\\s+2\\.0\\s+6\\.0\\s+2\\.0");
     }
 
     @Test
@@ -88,7 +86,7 @@ class UtilisationReportCommandTest {
         assertThat(result.exitCode()).as(result.err()).isZero();
         assertThat(result.out().lines().toList()).containsExactly(
                 "BUCKET,ALLOCATED_H,EFFECTIVE_H,UTIL,COVERED_H,NO_TELEMETRY_H,BEYOND_RETENTION_H,IDLE_H,FB_USED",
-                "2027-01-04T00:00:00Z,4.0,1.22,0.305,4.0,0.0,0.0,2.0,");
+                "2027-01-04T00:00:00Z,6.0,1.22,0.305,4.0,2.0,0.0,2.0,");
         assertThat(cli.run(concat("report", "utilisation", "--top", "0")).exitCode()).isEqualTo(1);
     }
 
