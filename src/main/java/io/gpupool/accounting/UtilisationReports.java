@@ -174,9 +174,12 @@ public class UtilisationReports {
                         return;
                     }
                     Device card = model.devices().get(device);
+                    Map<String, List<ShareActivity.Slot>> byProfile = new HashMap<>(); // the card's, or a MIG profile's
                     for (HeldShare s : shares) {
-                        add(w, s, ShareActivity.of(rows, s.migProfile()), memoryMib(card, s),
-                                figures.get(key(dims, s, model)), leases.get(s.leaseId()), from, until);
+                        List<ShareActivity.Slot> slots = byProfile.computeIfAbsent(String.valueOf(s.migProfile()),
+                                k -> ShareActivity.of(rows, s.migProfile()));
+                        add(w, s, slots, memoryMib(card, s), figures.get(key(dims, s, model)), leases.get(s.leaseId()),
+                                from, until);
                     }
                 });
 
@@ -200,7 +203,8 @@ public class UtilisationReports {
                      LeaseSums lease, long from, long until) {
         long a = Math.max(s.startMs(), from);
         long b = Math.min(s.endMs(), until);
-        for (ShareActivity.Slot slot : slots) {
+        for (int i = firstEndingAfter(slots, a); i < slots.size() && slots.get(i).startMs() < b; i++) {
+            ShareActivity.Slot slot = slots.get(i);
             long s0 = Math.max(slot.startMs(), a);
             long s1 = Math.min(slot.startMs() + ShareActivity.SLOT_MS, b);
             if (s1 <= s0) {
@@ -229,6 +233,21 @@ public class UtilisationReports {
                 lease.idle += t;
             }
         }
+    }
+
+    /** The first of the time-ordered {@code slots} that ends after {@code atMs} (a share's slots, found by halving). */
+    private static int firstEndingAfter(List<ShareActivity.Slot> slots, long atMs) {
+        int lo = 0;
+        int hi = slots.size();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (slots.get(mid).startMs() + ShareActivity.SLOT_MS <= atMs) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
     }
 
     /** Adds {@code milli} × the part of [a, b) in each bucket into {@code into}. */
