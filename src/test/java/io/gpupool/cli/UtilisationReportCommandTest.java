@@ -86,7 +86,7 @@ class UtilisationReportCommandTest {
         assertThat(result.exitCode()).as(result.err()).isZero();
         assertThat(result.out().lines().toList()).containsExactly(
                 "BUCKET,ALLOCATED_H,EFFECTIVE_H,UTIL,COVERED_H,NO_TELEMETRY_H,BEYOND_RETENTION_H,IDLE_H,FB_USED",
-                "2027-01-04T00:00:00Z,6.0,1.22,0.305,4.0,2.0,0.0,2.0,");
+                "2027-01-04T00:00:00Z,6.0,1.22,0.305,4.0,2.0,0.0,2.0,-"); // no framebuffer reading
         assertThat(cli.run(concat("report", "utilisation", "--top", "0")).exitCode()).isEqualTo(1);
     }
 
