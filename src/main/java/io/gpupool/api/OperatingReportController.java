@@ -9,6 +9,8 @@ import io.gpupool.accounting.ReclamationReport;
 import io.gpupool.accounting.ReclamationReports;
 import io.gpupool.accounting.ReportWindow;
 import io.gpupool.accounting.UsageReports;
+import io.gpupool.accounting.UtilisationReport;
+import io.gpupool.accounting.UtilisationReports;
 import io.gpupool.auth.Allow;
 import io.gpupool.auth.Caller;
 import io.gpupool.auth.Role;
@@ -39,13 +41,60 @@ public class OperatingReportController {
     private final QueueReports queues;
     private final ReclamationReports reclamation;
     private final FragmentationReports fragmentation;
+    private final UtilisationReports utilisation;
 
     OperatingReportController(UsageReports usage, QueueReports queues, ReclamationReports reclamation,
-                              FragmentationReports fragmentation) {
+                              FragmentationReports fragmentation, UtilisationReports utilisation) {
         this.usage = usage;
         this.queues = queues;
         this.reclamation = reclamation;
         this.fragmentation = fragmentation;
+        this.utilisation = utilisation;
+    }
+
+    /**
+     * Allocated against effective GPU time per bucket and group, and the top idle holders;
+     * {@code part=leases} or {@code part=tenants} for the idle holders as CSV.
+     */
+    @Get("/utilisation")
+    @Allow({Role.ADMIN, Role.VIEWER, Role.TENANT})
+    @Produces({MediaType.APPLICATION_JSON, Csv.TYPE})
+    public HttpResponse<?> utilisation(@Nullable @QueryValue String from, @Nullable @QueryValue String to,
+                                       @Nullable @QueryValue String step, @Nullable @QueryValue String groupBy,
+                                       @Nullable @QueryValue String top, @Nullable @QueryValue String part,
+                                       HttpRequest<?> request, @Parameter(hidden = true) Caller caller) {
+        List<Dimension> dims = UtilisationReports.dimensions(groupBy);
+        int n = UtilisationReports.top(top);
+        String table = part(part, List.of("rows", "leases", "tenants"));
+        ReportWindow window = usage.window(from, to, step);
+        UtilisationReport report = utilisation.utilisation(window, dims, n, caller);
+        if (!Csv.wanted(request)) {
+            return HttpResponse.ok(report);
+        }
+        if (table.equals("leases")) {
+            Csv csv = Csv.header(List.of("leaseId", "tenant", "pool", "model", "kind", "gpus", "allocatedGpuHours",
+                    "coveredGpuHours", "idleGpuHours", "effectiveUtilisation"));
+            report.topIdleLeases().forEach(l -> csv.row(java.util.Arrays.asList(l.leaseId(), l.tenant(), l.pool(),
+                    l.model(), l.kind(), l.gpus(), l.allocatedGpuHours(), l.coveredGpuHours(), l.idleGpuHours(),
+                    l.effectiveUtilisation())));
+            return csv.response();
+        }
+        if (table.equals("tenants")) {
+            Csv csv = Csv.header(List.of("tenant", "leases", "allocatedGpuHours", "coveredGpuHours", "idleGpuHours",
+                    "effectiveUtilisation"));
+            report.topIdleTenants().forEach(t -> csv.row(java.util.Arrays.asList(t.tenant(), t.leases(),
+                    t.allocatedGpuHours(), t.coveredGpuHours(), t.idleGpuHours(), t.effectiveUtilisation())));
+            return csv.response();
+        }
+        return table(report.groupBy(), List.of(), List.of("allocatedGpuHours", "effectiveGpuHours", "effectiveUtilisation",
+                "coveredGpuHours", "withoutTelemetryGpuHours", "beyondTelemetryRetentionGpuHours", "idleGpuHours",
+                "framebufferUsedMib", "framebufferUsedFraction", "grEngineActiveGpuHours", "smActiveGpuHours",
+                "gpuUtilGpuHours"), report.rows(), UtilisationReport.Row::bucket, UtilisationReport.Row::group,
+                r -> List.of(), r -> java.util.Arrays.asList(r.allocatedGpuHours(), r.effectiveGpuHours(),
+                        r.effectiveUtilisation(), r.coveredGpuHours(), r.withoutTelemetryGpuHours(),
+                        r.beyondTelemetryRetentionGpuHours(), r.idleGpuHours(), r.framebufferUsedMib(),
+                        r.framebufferUsedFraction(), r.metricGpuHours().get("GR_ENGINE_ACTIVE"),
+                        r.metricGpuHours().get("SM_ACTIVE"), r.metricGpuHours().get("GPU_UTIL")));
     }
 
     /** Queue waits and outcomes per bucket and group; {@code part=pressure} for the hot-card pressure as CSV. */
@@ -122,6 +171,18 @@ public class OperatingReportController {
                 report.rows(), FragmentationReport.Row::bucket, FragmentationReport.Row::group, r -> List.of(),
                 r -> List.of(r.samples(), r.freeGpus(), r.strandedGpus(), r.strandedGpusMax(), r.fragmentationPct(),
                         r.largestMemberGpusMin(), r.largestMemberGpusLast(), r.wholeFreeGpusMin(), r.wholeFreeGpusLast()));
+    }
+
+    /** The table {@code part} names among {@code tables}; null or blank is the first; anything else is a 400. */
+    private static String part(String part, List<String> tables) {
+        if (part == null || part.isBlank()) {
+            return tables.get(0);
+        }
+        if (tables.contains(part.trim())) {
+            return part.trim();
+        }
+        String error = "part: '" + io.gpupool.problem.FieldChecks.excerpt(part) + "' is not one of " + String.join(", ", tables);
+        throw ProblemException.invalid(error, List.of(error));
     }
 
     /** Whether {@code part} names the second table; null or blank is the first; anything else is a 400. */

@@ -4,9 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import picocli.CommandLine.Command;
 
 /**
- * {@code gpupool report queues|reclamation|fragmentation}: the operating metrics (docs/reports.md,
- * "Queues", "Reclamation", "Fragmentation") as tables, CSV or JSON, with the usage report's window
- * and grouping options.
+ * {@code gpupool report queues|reclamation|fragmentation|utilisation}: the operating metrics
+ * (docs/reports.md, "Queues", "Reclamation", "Fragmentation", "Utilisation") as tables, CSV or JSON,
+ * with the usage report's window and grouping options.
  */
 final class OperatingReportCommands {
     private OperatingReportCommands() {
@@ -77,6 +77,43 @@ final class OperatingReportCommands {
                     .column("FREE_GPUS", "/freeGpus").column("STRANDED_GPUS", "/strandedGpus")
                     .column("FRAGMENTATION_PCT", "/fragmentationPct").column("LARGEST_MEMBER_MIN", "/largestMemberGpusMin")
                     .column("WHOLE_FREE_MIN", "/wholeFreeGpusMin")), report.path("rows")));
+        }
+    }
+
+    @Command(name = "utilisation", aliases = "utilization", mixinStandardHelpOptions = true,
+            description = "Allocated against effective (activity-weighted) GPU-hours per bucket and group, time with and "
+                    + "without device telemetry, idle-held GPU-hours; then the leases and tenants holding the most idle time.")
+    static final class Utilisation extends ReportCommands.WindowCommand {
+        @picocli.CommandLine.Option(names = "--top", description = "idle holders to list (1 to 100, default 10)")
+        String top;
+
+        @Override
+        JsonNode fetch(RestClient api, String report) {
+            return api.get(RestClient.query("/api/v1/reports/" + report, RestClient.params("from", from, "to", to,
+                    "step", step, "groupBy", groupBy, "top", top)));
+        }
+
+        @Override
+        int run(RestClient api) {
+            JsonNode report = fetch(api, "utilisation");
+            return show(report, () -> {
+                emit(columns(report, Table.of(), Table.of().column("ALLOCATED_H", "/allocatedGpuHours")
+                        .column("EFFECTIVE_H", "/effectiveGpuHours").column("UTIL", "/effectiveUtilisation")
+                        .column("COVERED_H", "/coveredGpuHours").column("NO_TELEMETRY_H", "/withoutTelemetryGpuHours")
+                        .column("BEYOND_RETENTION_H", "/beyondTelemetryRetentionGpuHours").column("IDLE_H", "/idleGpuHours")
+                        .column("FB_USED", "/framebufferUsedFraction")), report.path("rows"));
+                if (!csv) {
+                    context.out().println();
+                    emit(Table.of().column("LEASE", "/leaseId").column("TENANT", "/tenant").column("POOL", "/pool")
+                            .column("MODEL", "/model").column("GPUS", "/gpus").column("ALLOCATED_H", "/allocatedGpuHours")
+                            .column("IDLE_H", "/idleGpuHours").column("UTIL", "/effectiveUtilisation"),
+                            report.path("topIdleLeases"));
+                    context.out().println();
+                    emit(Table.of().column("TENANT", "/tenant").column("LEASES", "/leases")
+                            .column("ALLOCATED_H", "/allocatedGpuHours").column("IDLE_H", "/idleGpuHours")
+                            .column("UTIL", "/effectiveUtilisation"), report.path("topIdleTenants"));
+                }
+            });
         }
     }
 }

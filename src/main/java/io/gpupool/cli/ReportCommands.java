@@ -23,7 +23,8 @@ import java.util.List;
         description = "GPU-hour and cost reports, statements, and CSV exports of what the service records.",
         subcommands = {ReportCommands.Usage.class, ReportCommands.Cost.class, ReportCommands.StatementOf.class,
                 ReportCommands.Export.class, OperatingReportCommands.Queues.class,
-                OperatingReportCommands.Reclamation.class, OperatingReportCommands.Fragmentation.class})
+                OperatingReportCommands.Reclamation.class, OperatingReportCommands.Fragmentation.class,
+                OperatingReportCommands.Utilisation.class})
 final class ReportCommands {
     private static final int PAGE = 1000;
 

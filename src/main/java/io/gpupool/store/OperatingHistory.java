@@ -44,6 +44,17 @@ public class OperatingHistory {
     public record Start(String deviceId, long atMs, int milli, String tenantId) {
     }
 
+    /**
+     * One GPU (or share of one) a lease held, from the ledger's opening and closing entries of it:
+     * {@code milli} of the card (its MIG partition {@code migProfile}, from the lease's share) over
+     * [{@code startMs}, {@code endMs}); {@code endMs} is {@link Long#MAX_VALUE} while it is held. The
+     * attribution is the ledger's (what the usage report groups the same time by).
+     */
+    public record HeldShare(String leaseId, String deviceId, int milli, String migProfile, long startMs, long endMs,
+                            String tenantId, String poolId, String model, String kind, String priorityClass,
+                            String funding, String lenderId) {
+    }
+
     /** One pool's fragmentation at one sample. */
     public record FragmentationSample(long atMs, String poolId, long freeMilli, long fragmentMilli, int wholeFreeGpus,
                                       int largestMemberGpus, int mixRequests) {
@@ -126,6 +137,39 @@ public class OperatingHistory {
                     params, rs -> new Start(rs.getString(1), rs.getLong(2), rs.getInt(3), rs.getString(4))));
         }
         return out;
+    }
+
+    /**
+     * The lease shares held at some time in [{@code from}, {@code to}) (leases that started before
+     * {@code to} and had not ended by {@code from}), of {@code tenants}' leases (null: all).
+     */
+    public List<HeldShare> heldDuring(Instant from, Instant to, Collection<String> tenants) {
+        List<Object> params = new ArrayList<>(List.of(at(to), at(from)));
+        String tenantFilter = "";
+        if (tenants != null) {
+            if (tenants.isEmpty()) {
+                return List.of();
+            }
+            tenantFilter = " AND e.tenant_id IN (" + marks(tenants.size()) + ")";
+            params.addAll(tenants);
+        }
+        String sql = "SELECT e.lease_id, e.device_id, MAX(e.delta_milli), MAX(s.mig_profile),"
+                + " MIN(CASE WHEN e.delta_milli > 0 THEN e.at_ms END), MIN(CASE WHEN e.delta_milli < 0 THEN e.at_ms END),"
+                + " e.tenant_id, e.pool_id, e.model, e.kind, e.priority_class, e.funding, e.lender_id"
+                + " FROM ledger_entry e JOIN lease l ON l.id = e.lease_id"
+                + " LEFT JOIN lease_share s ON s.lease_id = e.lease_id AND s.device_id = e.device_id"
+                + " WHERE e.subject = 'LEASE' AND l.created_at < ? AND (l.ended_at IS NULL OR l.ended_at > ?)" + tenantFilter
+                + " GROUP BY e.lease_id, e.device_id, e.tenant_id, e.pool_id, e.model, e.kind, e.priority_class,"
+                + " e.funding, e.lender_id";
+        return query(sql, params, rs -> {
+            long end = rs.getLong(6);
+            if (rs.wasNull()) {
+                end = Long.MAX_VALUE; // still held
+            }
+            return new HeldShare(rs.getString(1), rs.getString(2), rs.getInt(3), rs.getString(4), rs.getLong(5),
+                    end, rs.getString(7), rs.getString(8), rs.getString(9),
+                    rs.getString(10), rs.getString(11), rs.getString(12), rs.getString(13));
+        });
     }
 
     /** A request's shape: what the allocator's workload mix is made of. */

@@ -29,6 +29,17 @@ public class TelemetryRetention {
     static final int STEPS_PER_RUN = 16;
     private static final long BUCKET_MS = TelemetrySettings.BUCKET.toMillis();
     private static final String BUCKET = "(at_ms / " + BUCKET_MS + ") * " + BUCKET_MS;
+    /**
+     * The rollup rows of the raw samples in [?, ?), stated once: what this job writes into
+     * {@code device_sample_rollup}, and what the utilisation report reads of the samples not rolled up
+     * yet ({@link TelemetryHistory#slots}), so a 5-minute slot reads the same before and after.
+     */
+    static final String ROLLUP_OF_RAW = "SELECT device_id, gpu_instance_id, mig_profile, " + BUCKET + " AS bucket_ms, "
+            + "metric, AVG(activity) AS activity_avg, MAX(activity) AS activity_max, "
+            + "CAST(AVG(framebuffer_used_mib) AS INTEGER) AS framebuffer_avg_mib, "
+            + "MAX(framebuffer_used_mib) AS framebuffer_max_mib, COUNT(*) AS sample_count "
+            + "FROM device_sample WHERE at_ms >= ? AND at_ms < ? "
+            + "GROUP BY device_id, gpu_instance_id, mig_profile, " + BUCKET + ", metric";
 
     /** What one run did. */
     public record Outcome(int rawRolledUp, int rollupsWritten, int rollupsDeleted, boolean caughtUp) {
@@ -96,10 +107,7 @@ public class TelemetryRetention {
         int written;
         try (PreparedStatement st = c.prepareStatement("INSERT INTO device_sample_rollup (device_id, gpu_instance_id, "
                 + "mig_profile, bucket_ms, metric, activity_avg, activity_max, framebuffer_avg_mib, framebuffer_max_mib, "
-                + "sample_count) SELECT device_id, gpu_instance_id, mig_profile, " + BUCKET + ", metric, AVG(activity), "
-                + "MAX(activity), CAST(AVG(framebuffer_used_mib) AS INTEGER), MAX(framebuffer_used_mib), COUNT(*) "
-                + "FROM device_sample WHERE at_ms >= ? AND at_ms < ? "
-                + "GROUP BY device_id, gpu_instance_id, mig_profile, " + BUCKET + ", metric")) {
+                + "sample_count) " + ROLLUP_OF_RAW)) {
             st.setLong(1, from);
             st.setLong(2, to);
             written = st.executeUpdate();

@@ -49,6 +49,11 @@ final class AccountingChurn {
 
     /** {@code steps} random changes, each followed by a step of the clock. */
     void run(int steps) throws InterruptedException {
+        run(steps, () -> { });
+    }
+
+    /** {@code steps} random changes, each followed by {@code afterEach} and a step of the clock. */
+    void run(int steps, Runnable afterEach) throws InterruptedException {
         for (int step = 0; step < steps; step++) {
             int roll = random.nextInt(100);
             String tenant = List.of("vision", "speech", "vision", "speech", "other-org").get(random.nextInt(5));
@@ -75,6 +80,7 @@ final class AccountingChurn {
                 assertThat(beat.status()).as(beat.body().toString()).isEqualTo(200);
             }
             Thread.sleep(20); // the scheduler's passes and sweeps after the change run at this instant
+            afterEach.run();
             clock.advance(Duration.ofSeconds(60 + random.nextInt(2 * 3600)));
         }
         Thread.sleep(300);

@@ -153,7 +153,10 @@ class PackageRulesTest {
                 .whereLayer("metrics").mayOnlyAccessLayers("domain", "snapshot", "store", "governance", "tenancy", "lease",
                         "request", "telemetry")
                 .whereLayer("webhook").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")
-                .whereLayer("accounting").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "auth", "allocator")
+                // accounting reads telemetry: the utilisation report weighs ledger time by the device
+                // activity kept in telemetry's own tables (TelemetryHistory.slots), read-only
+                .whereLayer("accounting").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "auth", "allocator",
+                        "telemetry")
                 .whereLayer("api").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "policy", "audit",
                         "auth", "governance", "inventory", "tenancy", "lease", "fleet", "profile", "request", "metrics", "webhook",
                         "agent", "telemetry", "nodereport", "clustersync", "prometheus", "simulation", "accounting")

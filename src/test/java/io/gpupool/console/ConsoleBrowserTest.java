@@ -66,6 +66,8 @@ class ConsoleBrowserTest {
     io.gpupool.request.scheduling.LifecycleScheduler scheduler;
     @Inject
     io.gpupool.accounting.FragmentationSampler sampler;
+    @Inject
+    io.gpupool.telemetry.TelemetryWriter telemetry;
     Api api;
     ConsoleBrowser browser;
 
@@ -276,7 +278,7 @@ class ConsoleBrowserTest {
 
         browser.signIn(ADMIN);
         browser.open("reports");
-        browser.until(d -> d.findElements(By.cssSelector("canvas[data-chart]")).size() >= 7 ? true : null);
+        browser.until(d -> d.findElements(By.cssSelector("canvas[data-chart]")).size() >= 8 ? true : null);
         browser.settle();
         Map<String, List<Object>> admin = operatingCharts();
         List<Object> wait = admin.get("Queue wait (p90, minutes) per card model, last 7 days");
@@ -295,7 +297,7 @@ class ConsoleBrowserTest {
         assertThat(((String) stranded.get(1)).split(",")).as("one series per pool").hasSize(pools);
         assertThat(((Number) stranded.get(2)).longValue()).as("one bar per sampled hour and pool")
                 .isEqualTo(((Number) stranded.get(0)).longValue() * pools);
-        assertThat(browser.all(By.xpath("//button[text()='Download CSV']"))).hasSize(7);
+        assertThat(browser.all(By.xpath("//button[text()='Download CSV']"))).hasSize(8);
         browser.screenshot("reports");
         browser.script("document.getElementById('report-queue-wait-model').scrollIntoView()");
         browser.settle();
@@ -303,7 +305,7 @@ class ConsoleBrowserTest {
 
         browser.signIn(token("nlp-reports", "nlp"));
         browser.open("reports");
-        browser.until(d -> d.findElements(By.cssSelector("canvas[data-chart]")).size() >= 6 ? true : null);
+        browser.until(d -> d.findElements(By.cssSelector("canvas[data-chart]")).size() >= 7 ? true : null);
         browser.settle();
         Map<String, List<Object>> nlp = operatingCharts();
         assertThat(nlp.get("GPU-hours returned by reclamation, by rule, last 7 days").get(2))
@@ -321,6 +323,39 @@ class ConsoleBrowserTest {
         assertThat(new java.util.TreeSet<>(List.of(((String) nlp.get("Queue wait (p90, minutes) per card model, last 7 days")
                 .get(1)).split(",")))).as("nlp's own admissions' models only").isEqualTo(ownModels);
         assertThat(browser.text(By.cssSelector("#report-fragmentation-pool .problem"))).contains("403");
+    }
+
+    @Test
+    void theReportsViewDrawsAllocatedAgainstEffectiveGpuHoursWithTwoBarsPerDay() {
+        JsonNode placed = place("nlp", "training", 8, "H100-SXM-80G");
+        java.time.Instant at = java.time.Instant.now();
+        List<io.gpupool.telemetry.ActivitySample> samples = new java.util.ArrayList<>();
+        placed.at("/lease/shares").forEach(s -> samples.add(new io.gpupool.telemetry.ActivitySample(
+                s.get("deviceId").asText(), null, null, at, "GR_ENGINE_ACTIVE", 0.7, 40960L, "dcgm")));
+        telemetry.submit("console-test", null, samples).join();
+
+        browser.signIn(ADMIN);
+        browser.open("reports");
+        browser.until(d -> d.findElements(By.cssSelector("canvas[data-chart]")).size() >= 8 ? true : null);
+        browser.settle();
+
+        List<Object> chart = operatingCharts().get("Allocated vs effective GPU-hours, last 7 days");
+        assertThat(chart).as("the utilisation chart is drawn").isNotNull();
+        assertThat(chart.get(1)).isEqualTo("allocated,effective");
+        java.time.Instant end = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.HOURS).plusSeconds(3600);
+        JsonNode report = api.get("/api/v1/reports/utilisation?step=day&from=" + end.minus(java.time.Duration.ofDays(7))
+                + "&to=" + end, ADMIN).body();
+        long days = new java.util.HashSet<>(report.get("rows").findValuesAsText("bucket")).size();
+        assertThat(days).as("days with allocated time").isPositive();
+        assertThat(((Number) chart.get(0)).longValue()).as("one label per day").isEqualTo(days);
+        assertThat(((Number) chart.get(2)).longValue()).as("two bars per day").isEqualTo(2 * days);
+        List<Number> sums = browser.script("""
+                const c = Chart.getChart(document.querySelector('canvas[data-chart="Allocated vs effective GPU-hours, last 7 days"]'));
+                return c.data.datasets.map(d => d.data.reduce((a, b) => a + b, 0));""");
+        assertThat(sums.get(1).doubleValue()).as("nlp's GPUs measured busy").isPositive();
+        assertThat(sums.get(1).doubleValue()).as("effective never exceeds allocated").isLessThanOrEqualTo(sums.get(0).doubleValue());
+        assertThat(browser.all(By.cssSelector("#report-utilisation button"))).extracting(e -> e.getText())
+                .containsExactly("Download CSV");
     }
 
     /** Per operating chart drawn: labels, its series' names, how many bars it holds, and how many series. */
