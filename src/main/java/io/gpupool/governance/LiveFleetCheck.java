@@ -4,25 +4,46 @@ import io.gpupool.policy.check.FleetLiterals;
 import io.gpupool.policy.check.ValidationReport;
 import io.gpupool.policy.engine.PolicyMessage;
 import io.gpupool.policy.ruleset.RuleSet;
+import io.gpupool.policy.ruleset.RuleSetHash;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.store.WorkingSet;
 import jakarta.inject.Singleton;
 
+import java.lang.ref.WeakReference;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A rule set checked against the live fleet (the published snapshot), not only its own fixtures:
  * literals that name nothing of the fleet and cards the catalog cannot resolve (FLEET warnings,
  * {@link FleetLiterals}), and whether the policy keeps what it grants (COHERENCE errors,
  * {@link CoherenceCheck}). Upload, activation and dry-run all run it on what validation compiled.
+ * <p>
+ * The findings of a rule set's content on one published snapshot are kept (a few, least recently
+ * used out) and given again while that snapshot is still the published one: nothing was committed
+ * since, so the check would run on the same fleet with the same rules. An upload, its dry-runs and
+ * its activation on a quiet fleet pay for one check (at 10,000 GPUs and 50,000 leases it takes
+ * seconds: docs/performance.md, "Dry-run at scale"). A check its budget stopped is not kept.
  */
 @Singleton
 public class LiveFleetCheck {
+    private static final int KEPT = 8;
     private final WorkingSet workingSet;
     private final CoherenceCheck coherence;
     private final Clock clock;
+    /** By content hash and whether coherence was checked: the snapshot checked on (not held alive) and the findings. */
+    private final Map<String, Checked> checked = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Checked> eldest) {
+            return size() > KEPT;
+        }
+    };
+
+    private record Checked(WeakReference<PoolSnapshot> fleet, List<PolicyMessage> messages) {
+    }
 
     LiveFleetCheck(WorkingSet workingSet, CoherenceCheck coherence, Clock clock) {
         this.workingSet = workingSet;
@@ -37,10 +58,29 @@ public class LiveFleetCheck {
      */
     public List<PolicyMessage> check(RuleSet ruleSet, ValidationReport report) {
         PoolSnapshot fleet = workingSet.current();
-        List<PolicyMessage> messages = new ArrayList<>(FleetLiterals.check(ruleSet, fleet));
-        if (report.evaluationErrors().isEmpty()) {
-            report.policy().ifPresent(policy -> messages.addAll(coherence.check(policy, fleet, clock.instant())));
+        boolean coherent = report.evaluationErrors().isEmpty() && report.policy().isPresent();
+        String key = RuleSetHash.sha256(ruleSet) + (coherent ? "+coherence" : "");
+        synchronized (checked) {
+            Checked known = checked.get(key);
+            if (known != null && known.fleet().get() == fleet) {
+                return known.messages();
+            }
         }
-        return messages;
+        List<PolicyMessage> messages = new ArrayList<>(FleetLiterals.check(ruleSet, fleet));
+        if (coherent) {
+            messages.addAll(coherence.check(report.policy().get(), fleet, clock.instant()));
+        }
+        List<PolicyMessage> found = List.copyOf(messages);
+        if (found.stream().noneMatch(LiveFleetCheck::stoppedByBudget)) {
+            synchronized (checked) {
+                checked.put(key, new Checked(new WeakReference<>(fleet), found));
+            }
+        }
+        return found;
+    }
+
+    /** The coherence check ran out of its budget: another run might check more, so its findings are not kept. */
+    private static boolean stoppedByBudget(PolicyMessage m) {
+        return m.stage() == PolicyMessage.Stage.COHERENCE && m.severity() == PolicyMessage.Severity.INFO;
     }
 }

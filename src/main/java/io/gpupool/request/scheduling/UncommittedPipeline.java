@@ -18,6 +18,8 @@ import io.gpupool.policy.dryrun.RequestFate;
 import io.gpupool.policy.engine.CompiledPolicy;
 import io.gpupool.policy.engine.Evaluation;
 import io.gpupool.policy.engine.PolicyEngine;
+import io.gpupool.policy.fact.SnapshotFacts;
+import io.gpupool.policy.fact.UsageWindow;
 import io.gpupool.request.decision.Outcome;
 import io.gpupool.request.decision.PolicyPipeline;
 import io.gpupool.request.input.QueueOrder;
@@ -26,6 +28,7 @@ import io.gpupool.store.WorkingSet;
 import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
 
+import java.lang.ref.WeakReference;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -61,6 +64,9 @@ public class UncommittedPipeline implements PipelineDryRun {
     private final Duration grace;
     private final int candidateNodes;
     private final Duration widenEvery;
+    private final Object sweepFactsLock = new Object();
+    private WeakReference<Input> sweepFactsOf = new WeakReference<>(null);
+    private WeakReference<SnapshotFacts> sweepFacts = new WeakReference<>(null);
 
     UncommittedPipeline(PolicyEngine engine, WorkingSet workingSet, UsageRecorder usage,
                         io.gpupool.telemetry.DeviceTelemetry telemetry, QueuePass queuePass, Clock clock,
@@ -97,7 +103,9 @@ public class UncommittedPipeline implements PipelineDryRun {
 
         // the scheduler's pass, now
         LifecycleScheduler.endGracePeriods(model, pipeline, now);
-        Evaluation sweep = LifecycleScheduler.sweep(model, engine, policy, input.usage(), grace, now);
+        Evaluation sweep = model.current() == start
+                ? LifecycleScheduler.sweep(model, engine, policy, sweepFacts(input), grace, now)
+                : LifecycleScheduler.sweep(model, engine, policy, input.usage(), grace, now);
         QueuePass.pass(model, pipeline, Clock.fixed(now, ZoneOffset.UTC), queuePass.nextBudget(QueueOrder.ordered(model.current())));
         // the what-if requests, submitted now
         Map<String, Outcome> notQueued = new HashMap<>();
@@ -121,6 +129,26 @@ public class UncommittedPipeline implements PipelineDryRun {
         Map<String, RequestFate> requests = requestFates(asked, whatIf, notQueued, end, model.logged());
         Map<String, LeaseFate> leases = leaseFates(start, end, model.logged());
         return new PipelineRun(policy.version(), now, later, requests, leases, totals(start, end, requests, leases), sweep);
+    }
+
+    /**
+     * The sweep's facts of {@code input}'s model at its instant with its usage samples, derived once
+     * for every run on the same input (a dry-run's two sides, run in parallel, wait for one
+     * derivation; the facts are immutable once their device and lease facts are derived). Neither
+     * the input nor its facts are held alive here.
+     */
+    private SnapshotFacts sweepFacts(Input input) {
+        synchronized (sweepFactsLock) {
+            SnapshotFacts facts = sweepFacts.get();
+            if (sweepFactsOf.get() != input || facts == null) {
+                facts = SnapshotFacts.of(input.fleet(), input.now(), input.usage(), UsageWindow.DEFAULT);
+                facts.devices();
+                facts.leases();
+                sweepFactsOf = new WeakReference<>(input);
+                sweepFacts = new WeakReference<>(facts);
+            }
+            return facts;
+        }
     }
 
     private static Map<String, RequestFate> requestFates(Map<String, GpuRequest> asked, List<GpuRequest> whatIf,
