@@ -82,7 +82,14 @@ public final class PreemptionShortlist {
             return from;
         }
         int g = usable.nextSetBit(view.firstGpu(from));
-        return g < 0 || g >= view.gpuCount() ? -1 : view.nodeOfGpu(g);
+        if (g < 0 || g >= view.gpuCount()) {
+            return -1;
+        }
+        int n = from;
+        while (view.endGpu(n) <= g) { // a walk, not a search: over the whole ranking it passes each node once
+            n++;
+        }
+        return n;
     }
 
     /**

@@ -7,6 +7,7 @@ import io.gpupool.policy.ruleset.RuleSet;
 import io.gpupool.policy.ruleset.RuleSetHash;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.store.WorkingSet;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 
 import java.lang.ref.WeakReference;
@@ -15,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * A rule set checked against the live fleet (the published snapshot), not only its own fixtures:
@@ -26,12 +28,14 @@ import java.util.Map;
  * used out) and given again while that snapshot is still the published one: nothing was committed
  * since, so the check would run on the same fleet with the same rules. An upload, its dry-runs and
  * its activation on a quiet fleet pay for one check (at 10,000 GPUs and 50,000 leases it takes
- * seconds: docs/performance.md, "Dry-run at scale"). A check its budget stopped is not kept.
+ * seconds: docs/performance.md, "Dry-run at scale"). A check its budget stopped is kept as well:
+ * its INFO message says how many of the generated requests it checked, and a repeat would check
+ * the same requests in the same order, only as far as the machine's load lets it in the budget.
  */
 @Singleton
 public class LiveFleetCheck {
     private static final int KEPT = 8;
-    private final WorkingSet workingSet;
+    private final Supplier<PoolSnapshot> fleet;
     private final CoherenceCheck coherence;
     private final Clock clock;
     /** By content hash and whether coherence was checked: the snapshot checked on (not held alive) and the findings. */
@@ -45,8 +49,14 @@ public class LiveFleetCheck {
     private record Checked(WeakReference<PoolSnapshot> fleet, List<PolicyMessage> messages) {
     }
 
+    @Inject
     LiveFleetCheck(WorkingSet workingSet, CoherenceCheck coherence, Clock clock) {
-        this.workingSet = workingSet;
+        this(workingSet::current, coherence, clock);
+    }
+
+    /** On whichever published snapshot {@code fleet} gives (tests). */
+    LiveFleetCheck(Supplier<PoolSnapshot> fleet, CoherenceCheck coherence, Clock clock) {
+        this.fleet = fleet;
         this.coherence = coherence;
         this.clock = clock;
     }
@@ -57,7 +67,7 @@ public class LiveFleetCheck {
      * its whole budget again on each of the check's generated requests.
      */
     public List<PolicyMessage> check(RuleSet ruleSet, ValidationReport report) {
-        PoolSnapshot fleet = workingSet.current();
+        PoolSnapshot fleet = this.fleet.get();
         boolean coherent = report.evaluationErrors().isEmpty() && report.policy().isPresent();
         String key = RuleSetHash.sha256(ruleSet) + (coherent ? "+coherence" : "");
         synchronized (checked) {
@@ -71,16 +81,9 @@ public class LiveFleetCheck {
             messages.addAll(coherence.check(report.policy().get(), fleet, clock.instant()));
         }
         List<PolicyMessage> found = List.copyOf(messages);
-        if (found.stream().noneMatch(LiveFleetCheck::stoppedByBudget)) {
-            synchronized (checked) {
-                checked.put(key, new Checked(new WeakReference<>(fleet), found));
-            }
+        synchronized (checked) {
+            checked.put(key, new Checked(new WeakReference<>(fleet), found));
         }
         return found;
-    }
-
-    /** The coherence check ran out of its budget: another run might check more, so its findings are not kept. */
-    private static boolean stoppedByBudget(PolicyMessage m) {
-        return m.stage() == PolicyMessage.Stage.COHERENCE && m.severity() == PolicyMessage.Severity.INFO;
     }
 }
