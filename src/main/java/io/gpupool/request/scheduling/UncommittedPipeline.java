@@ -22,6 +22,8 @@ import io.gpupool.policy.fact.SnapshotFacts;
 import io.gpupool.policy.fact.UsageWindow;
 import io.gpupool.request.decision.Outcome;
 import io.gpupool.request.decision.PolicyPipeline;
+import io.gpupool.request.decision.RequestDecider;
+import io.gpupool.request.input.PolicyInputs;
 import io.gpupool.request.input.QueueOrder;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.store.WorkingSet;
@@ -67,6 +69,8 @@ public class UncommittedPipeline implements PipelineDryRun {
     private final Object sweepFactsLock = new Object();
     private WeakReference<Input> sweepFactsOf = new WeakReference<>(null);
     private WeakReference<SnapshotFacts> sweepFacts = new WeakReference<>(null);
+    private WeakReference<PoolSnapshot> startInputsOf = new WeakReference<>(null);
+    private WeakReference<PolicyInputs> startInputs = new WeakReference<>(null);
 
     UncommittedPipeline(PolicyEngine engine, WorkingSet workingSet, UsageRecorder usage,
                         io.gpupool.telemetry.DeviceTelemetry telemetry, QueuePass queuePass, Clock clock,
@@ -96,7 +100,8 @@ public class UncommittedPipeline implements PipelineDryRun {
         PoolSnapshot start = input.fleet();
         Instant now = input.now();
         ModelWriter.Uncommitted model = new ModelWriter.Uncommitted(start);
-        PolicyPipeline pipeline = new PolicyPipeline(engine, ActivePolicy.holding(policy), grace, candidateNodes, widenEvery);
+        PolicyPipeline pipeline = new PolicyPipeline(engine, ActivePolicy.holding(policy), grace, candidateNodes, widenEvery,
+                RequestDecider.DEFAULT_APPROVAL_LAPSE, startInputs(start));
         Map<String, GpuRequest> asked = new LinkedHashMap<>();
         QueueOrder.ordered(start).forEach(r -> asked.put(r.id(), r));
         whatIf.forEach(r -> asked.put(r.id(), r));
@@ -148,6 +153,25 @@ public class UncommittedPipeline implements PipelineDryRun {
                 sweepFacts = new WeakReference<>(facts);
             }
             return facts;
+        }
+    }
+
+    /**
+     * Derived inputs (policy facts, capacity view) of {@code start}, derived once for every run that
+     * starts there (a dry-run's two sides) and copied for each: the copies then follow their own
+     * side's uncommitted models. Neither the model nor the derivation is held alive here.
+     */
+    private PolicyInputs startInputs(PoolSnapshot start) {
+        synchronized (sweepFactsLock) {
+            PolicyInputs derived = startInputs.get();
+            if (startInputsOf.get() != start || derived == null) {
+                derived = new PolicyInputs();
+                derived.facts(start);
+                derived.view(start);
+                startInputsOf = new WeakReference<>(start);
+                startInputs = new WeakReference<>(derived);
+            }
+            return derived.copy();
         }
     }
 
