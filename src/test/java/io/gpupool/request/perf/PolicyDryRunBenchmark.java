@@ -48,13 +48,16 @@ public final class PolicyDryRunBenchmark {
                 "micronaut.server.port", -1,
                 "gpupool.scheduler.react-to-commits", false); // no live pass competes with the measured ones
         try (ApplicationContext ctx = ApplicationContext.run(props, "test")) {
-            // The clock stands still: every phase sees the same model at the same instant, however long the
-            // machine takes (on real time, a slow run's later phases found every lease's heartbeat stale).
-            ctx.getBean(io.gpupool.testing.TestClock.class).freezeAt(Instant.now());
             WorkingSet workingSet = ctx.getBean(WorkingSet.class);
             DecisionBenchmark.seed(workingSet, SyntheticFleet.facts(gpus, leases, 0.75).snapshot());
+            // Then the clock stands still: every phase sees the same model at the same instant, however long
+            // the machine takes (on real time, a slow run's later phases found every lease's heartbeat stale).
+            ctx.getBean(io.gpupool.testing.TestClock.class).freezeAt(Instant.now());
             recordUsage(ctx.getBean(UsageRecorder.class), workingSet.current(), ctx.getBean(java.time.Clock.class).instant());
             queue(ctx.getBean(AllocationService.class), workingSet, queued);
+            // Three minutes on: every lease last heard at least three minutes ago, so the candidate (stale after two
+            // minutes) reclaims them all and the active policy (five) keeps them, on any machine.
+            ctx.getBean(io.gpupool.testing.TestClock.class).advance(java.time.Duration.ofMinutes(3));
             PoolSnapshot live = workingSet.current();
             System.out.printf("model: %d GPUs, %d leases, %d queued requests, %d usage samples%n", live.devices().size(),
                     live.leases().size(), live.queued().size(), ctx.getBean(UsageRecorder.class).all().size());
