@@ -50,9 +50,11 @@ public final class PolicyDryRunBenchmark {
         try (ApplicationContext ctx = ApplicationContext.run(props, "test")) {
             WorkingSet workingSet = ctx.getBean(WorkingSet.class);
             DecisionBenchmark.seed(workingSet, SyntheticFleet.facts(gpus, leases, 0.75).snapshot());
-            // Then the clock stands still: every phase sees the same model at the same instant, however long
-            // the machine takes (on real time, a slow run's later phases found every lease's heartbeat stale).
-            ctx.getBean(io.gpupool.testing.TestClock.class).freezeAt(Instant.now());
+            // Then the clock stands still, at the newest heartbeat: every phase sees the same model at the same
+            // instant, however long the machine takes (on real time, a slow run's later phases found every
+            // lease's heartbeat stale, and how stale depended on how long the seeding took).
+            ctx.getBean(io.gpupool.testing.TestClock.class).freezeAt(workingSet.current().leases().values().stream()
+                    .map(Lease::lastHeartbeat).filter(java.util.Objects::nonNull).max(Instant::compareTo).orElseThrow());
             recordUsage(ctx.getBean(UsageRecorder.class), workingSet.current(), ctx.getBean(java.time.Clock.class).instant());
             queue(ctx.getBean(AllocationService.class), workingSet, queued);
             // Three minutes on: every lease last heard at least three minutes ago, so the candidate (stale after two
