@@ -24,6 +24,23 @@ public final class CapacityTracker extends SnapshotFollower<CapacityView> {
     /** Per node index, leases per {@link WorkloadClass} bit position. */
     private int[][] classCounts;
 
+    /**
+     * A tracker standing where this one stands, with class counts of its own (views are immutable
+     * and shared): the two then follow different chains of snapshots from there.
+     */
+    public CapacityTracker copy() {
+        CapacityTracker copy = new CapacityTracker();
+        if (last() == null) {
+            return copy;
+        }
+        copy.classCounts = new int[classCounts.length][];
+        for (int n = 0; n < classCounts.length; n++) {
+            copy.classCounts[n] = classCounts[n].clone();
+        }
+        copy.standAt(last(), previous());
+        return copy;
+    }
+
     @Override
     protected CapacityView rebuild(PoolSnapshot snapshot) {
         // Count the classes once, then build the view from those counts.

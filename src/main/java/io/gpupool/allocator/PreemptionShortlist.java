@@ -47,7 +47,8 @@ public final class PreemptionShortlist {
         long[] costs = new long[view.nodeCount()];
         int count = 0;
         int[] gpuNeeds = new int[16];
-        for (int n = 0; n < view.nodeCount(); n++) {
+        // A node without a usable card cannot rank: with the usable cards given, only their nodes are visited.
+        for (int n = firstNode(view, usable, 0); n >= 0; n = firstNode(view, usable, n + 1)) {
             int usableHere = 0;
             for (int g = view.firstGpu(n); g < view.endGpu(n); g++) {
                 if (counts(g)) {
@@ -70,6 +71,25 @@ public final class PreemptionShortlist {
         }
         this.ranked = Arrays.copyOf(costs, count);
         Arrays.sort(ranked);
+    }
+
+    /** The first node from {@code from} on with a usable card (every node counts when {@code usable} is null); -1 past the last. */
+    private static int firstNode(CapacityView view, BitSet usable, int from) {
+        if (from >= view.nodeCount()) {
+            return -1;
+        }
+        if (usable == null) {
+            return from;
+        }
+        int g = usable.nextSetBit(view.firstGpu(from));
+        if (g < 0 || g >= view.gpuCount()) {
+            return -1;
+        }
+        int n = from;
+        while (view.endGpu(n) <= g) { // a walk, not a search: over the whole ranking it passes each node once
+            n++;
+        }
+        return n;
     }
 
     /**

@@ -96,13 +96,21 @@ public class PolicyDryRunService {
         }
         CompiledPolicy activePolicy = active.current().policy();
 
-        CompletableFuture<PipelineRun> candidateRun = CompletableFuture.supplyAsync(() -> pipeline.run(compiled, input, whatIf));
-        PipelineRun activeRun = pipeline.run(activePolicy, input, whatIf);
+        PipelineRun activeRun;
         PipelineRun candidateResult;
-        try {
-            candidateResult = candidateRun.join();
-        } catch (CompletionException e) {
-            throw e.getCause() instanceof RuntimeException r ? r : e;
+        if (hash.equals(RuleSetHash.sha256(activePolicy.ruleSet()))) {
+            // The active rules themselves: one run is both sides (the same rules on the same input decide alike).
+            activeRun = pipeline.run(activePolicy, input, whatIf);
+            candidateResult = new PipelineRun(compiled.version(), activeRun.from(), activeRun.until(), activeRun.requests(),
+                    activeRun.leases(), activeRun.totals(), activeRun.sweep());
+        } else {
+            CompletableFuture<PipelineRun> candidateRun = CompletableFuture.supplyAsync(() -> pipeline.run(compiled, input, whatIf));
+            activeRun = pipeline.run(activePolicy, input, whatIf);
+            try {
+                candidateResult = candidateRun.join();
+            } catch (CompletionException e) {
+                throw e.getCause() instanceof RuntimeException r ? r : e;
+            }
         }
         PipelineDiff diff = PipelineDiff.between(activeRun, candidateResult);
         List<RequestFact> pending = specs.isEmpty() ? List.of() : ScenarioFixture.requests(

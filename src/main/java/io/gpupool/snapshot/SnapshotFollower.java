@@ -24,6 +24,20 @@ public abstract class SnapshotFollower<T> {
         return result;
     }
 
+    /** The snapshot last derived for (null before the first, or after a failure). */
+    protected final PoolSnapshot last() {
+        return last;
+    }
+
+    /**
+     * Stands this follower where another one stands: at {@code snapshot}, with {@code result} derived
+     * for it. A subclass's copy calls it with state of its own, so the two then advance apart.
+     */
+    protected final void standAt(PoolSnapshot snapshot, T result) {
+        this.last = snapshot;
+        this.result = result;
+    }
+
     /** The result derived for the last snapshot (what {@link #advance} starts from). */
     protected final T previous() {
         return result;

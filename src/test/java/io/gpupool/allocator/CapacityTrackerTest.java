@@ -42,4 +42,40 @@ class CapacityTrackerTest {
             assertThat(tracked.maxFreeAtLeast).isEqualTo(fresh.maxFreeAtLeast);
         }
     }
+
+    @ParameterizedTest(name = "seed {0}: a copy and its original follow different commits, each equal to a rebuilt view")
+    @ValueSource(longs = {1, 2, 3})
+    void aCopyAndItsOriginalFollowDifferentCommitsEachEqualToARebuiltView(long seed) {
+        LeaseChurn start = new LeaseChurn(seed);
+        CapacityTracker original = new CapacityTracker();
+        PoolSnapshot fork = start.fleet();
+        for (int step = 0; step < 20; step++) {
+            fork = start.step(fork);
+            original.of(fork);
+        }
+        CapacityTracker copy = original.copy();
+        assertThat(copy.of(fork)).as("the copy stands where the original stood").isSameAs(original.of(fork));
+        LeaseChurn one = new LeaseChurn(seed + 100);
+        LeaseChurn other = new LeaseChurn(seed + 200);
+        PoolSnapshot a = fork;
+        PoolSnapshot b = fork;
+        for (int step = 0; step < 150; step++) {
+            a = one.step(a);
+            b = other.step(b);
+            assertEqualsRebuilt(original.of(a), a, "original", step);
+            assertEqualsRebuilt(copy.of(b), b, "copy", step);
+        }
+    }
+
+    private static void assertEqualsRebuilt(CapacityView tracked, PoolSnapshot s, String which, int step) {
+        CapacityView fresh = SnapshotCapacity.of(s);
+        for (int g = 0; g < fresh.gpuCount(); g++) {
+            assertThat(tracked.freeMilli(g)).as("%s: free milli of %s at step %d", which, fresh.deviceId(g), step)
+                    .isEqualTo(fresh.freeMilli(g));
+        }
+        for (int n = 0; n < fresh.nodeCount(); n++) {
+            assertThat(tracked.classesOn(n)).as("%s: classes on %s at step %d", which, fresh.nodeId(n), step)
+                    .isEqualTo(fresh.classesOn(n));
+        }
+    }
 }

@@ -97,6 +97,66 @@ class PreemptionShortlistTest {
         assertThat(all.cardinality()).isEqualTo(6);
     }
 
+    @Test
+    void withTheUsableCardsGivenEveryNodeHoldingOneRanksWhereAFullScanRanksIt() {
+        for (int seed = 0; seed < 30; seed++) {
+            java.util.Random random = new java.util.Random(seed);
+            CapacityViewBuilder fleet = CapacityView.builder().nodeDefaults(Fleet.PLENTY_CPU, Fleet.PLENTY_MEMORY);
+            int nodes = 5 + random.nextInt(40);
+            for (int n = 0; n < nodes; n++) {
+                int cards = 1 + random.nextInt(4);
+                NodeSpec node = fleet.node("n" + n).gpus(cards, "A100");
+                for (int g = 0; g < cards; g++) {
+                    if (random.nextInt(3) > 0) {
+                        node.used(g, random.nextInt(1001));
+                    }
+                }
+            }
+            CapacityView fleetView = fleet.build();
+            BitSet usable = new BitSet();
+            for (int n = 0; n < nodes; n++) {
+                // whole runs of nodes without a usable card, as pools and model pins leave them
+                boolean nodeUsable = random.nextInt(4) == 0 || (n / 5) % 2 == 0;
+                for (int g = fleetView.firstGpu(n); g < fleetView.endGpu(n); g++) {
+                    if (nodeUsable && random.nextInt(4) > 0) {
+                        usable.set(g);
+                    }
+                }
+            }
+            int gpus = 1 + random.nextInt(2);
+
+            PreemptionShortlist ranked = PreemptionShortlist.rank(fleetView, request().gpus(gpus).build(), usable,
+                    g -> 0, VictimHistory.NONE);
+
+            java.util.List<long[]> expected = new java.util.ArrayList<>(); // {cost, node}, as a scan of every node ranks them
+            for (int n = 0; n < nodes; n++) {
+                java.util.List<Integer> costs = new java.util.ArrayList<>();
+                for (int g = fleetView.firstGpu(n); g < fleetView.endGpu(n); g++) {
+                    if (usable.get(g)) {
+                        costs.add(Math.max(0, 1000 - fleetView.freeMilli(g)));
+                    }
+                }
+                if (costs.size() >= gpus) {
+                    java.util.Collections.sort(costs);
+                    expected.add(new long[]{costs.subList(0, gpus).stream().mapToLong(c -> c + (1L << 16)).sum(), n});
+                }
+            }
+            expected.sort(java.util.Comparator.<long[]>comparingLong(e -> e[0]).thenComparingLong(e -> e[1]));
+            assertThat(ranked.nodes()).as("seed %d", seed).isEqualTo(expected.size());
+            for (int k = 1; k < expected.size(); k++) {
+                BitSet want = new BitSet();
+                for (long[] e : expected.subList(0, k)) {
+                    for (int g = fleetView.firstGpu((int) e[1]); g < fleetView.endGpu((int) e[1]); g++) {
+                        if (usable.get(g)) {
+                            want.set(g);
+                        }
+                    }
+                }
+                assertThat(ranked.cheapest(k)).as("seed %d, the %d cheapest nodes", seed, k).isEqualTo(want);
+            }
+        }
+    }
+
     /** Policy's earlier answers: milli named per GPU index (others never asked), all recent or all old. */
     private static VictimHistory history(java.util.Map<Integer, Integer> named, boolean recent) {
         return new VictimHistory() {

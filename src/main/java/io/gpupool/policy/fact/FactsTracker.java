@@ -26,6 +26,28 @@ public final class FactsTracker extends SnapshotFollower<SnapshotFacts> {
     private PoolFacts pools;
     private PoolLeaseFacts leaseFacts;
 
+    /**
+     * A tracker standing where this one stands, with state of its own: the two then follow
+     * different chains of snapshots from there (a dry-run's sides from the model they start on)
+     * without deriving the start again. Its lease facts per pool are derived on first use, as after
+     * a rebuild. Before this tracker derived anything, the copy has nothing either.
+     */
+    public FactsTracker copy() {
+        FactsTracker copy = new FactsTracker();
+        PoolSnapshot at = last();
+        if (at == null) {
+            return copy;
+        }
+        copy.tenants = tenants;
+        copy.children = children;
+        copy.ledger = ledger.copy();
+        copy.pools = pools.copy();
+        copy.leaseFacts = new PoolLeaseFacts(tenants);
+        copy.leaseFacts.reset(at, SnapshotFacts.evaluationSecond(at));
+        copy.standAt(at, new SnapshotFacts(at, tenants, previous().usageByTenant(), previous().pools(), copy.leaseFacts));
+        return copy;
+    }
+
     @Override
     protected SnapshotFacts rebuild(PoolSnapshot snapshot) {
         tenants = TenantFacts.resolve(snapshot);

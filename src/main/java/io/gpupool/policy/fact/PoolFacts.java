@@ -38,6 +38,29 @@ final class PoolFacts {
         return facts;
     }
 
+    /** Independent totals and lending with the same counts. */
+    PoolFacts copy() {
+        PoolFacts copy = new PoolFacts();
+        byPool.forEach((pool, t) -> {
+            Totals c = new Totals();
+            c.devices = t.devices;
+            c.capacity = t.capacity;
+            c.free = t.free;
+            c.maxMemory = t.maxMemory;
+            c.capacityByModel.putAll(t.capacityByModel);
+            c.freeByModel.putAll(t.freeByModel);
+            copy.byPool.put(pool, c);
+        });
+        lending.forEach((pool, l) -> {
+            Lending c = new Lending();
+            c.lendable = l.lendable;
+            c.guaranteedToOrgs = l.guaranteedToOrgs;
+            c.borrowed = l.borrowed;
+            copy.lending.put(pool, c);
+        });
+        return copy;
+    }
+
     /** The lease's shares taken from ({@code sign} 1) or given back to (−1) their devices' pools. */
     void add(Lease lease, int sign, PoolSnapshot snapshot) {
         for (DeviceShare share : lease.shares()) {

@@ -33,6 +33,17 @@ final class UsageLedger {
         return ledger;
     }
 
+    /** An independent ledger with the same sums (the quota index is replaced, never changed, so it is shared). */
+    UsageLedger copy() {
+        UsageLedger copy = new UsageLedger();
+        copy.used.putAll(used);
+        copy.borrowed.putAll(borrowed);
+        copy.subtree.putAll(subtree);
+        copy.quotasIndexed = quotasIndexed;
+        copy.modelQuotasByTenant = modelQuotasByTenant;
+        return copy;
+    }
+
     /** Counts the lease in ({@code sign} 1) or out (−1) for its tenant, every ancestor's subtree, all models and its card's model. */
     void add(Lease lease, int sign, PoolSnapshot snapshot, Map<String, TenantFact> tenants) {
         TenantFact tenant = tenants.get(lease.tenantId());

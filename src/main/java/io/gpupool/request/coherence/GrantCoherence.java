@@ -192,7 +192,9 @@ public class GrantCoherence implements CoherenceCheck {
 
         void decide(GpuRequest request) {
             Changes admit = Changes.uncommitted(fleet);
-            Outcome outcome = submissions.decide(DecisionContext.submission(fleet, admit, request, reservations, now));
+            // Only a placement is checked: one that needs victims is no grant, so no victim search is paid for.
+            Outcome outcome = submissions.decide(DecisionContext.submission(fleet, admit, request, reservations, now)
+                    .withoutVictimSearch());
             if (outcome.kind() != Outcome.Kind.PLACED) {
                 return;
             }

@@ -29,8 +29,17 @@ public final class PolicyPipeline {
 
     public PolicyPipeline(PolicyEngine engine, ActivePolicy policy, Duration grace, int candidateNodes,
                           Duration widenEvery, Duration approvalLapse) {
+        this(engine, policy, grace, candidateNodes, widenEvery, approvalLapse, new PolicyInputs());
+    }
+
+    /**
+     * With derived inputs to start from (a copy of inputs that stand at the model it will first
+     * decide on, {@link PolicyInputs#copy}); they become this pipeline's own.
+     */
+    public PolicyPipeline(PolicyEngine engine, ActivePolicy policy, Duration grace, int candidateNodes,
+                          Duration widenEvery, Duration approvalLapse, PolicyInputs inputs) {
         Allocators allocators = new Allocators();
-        PolicyInputs inputs = new PolicyInputs(); // one per writer: the decider and backfill share derived state
+        // one per writer: the decider and backfill share derived state
         this.decider = new RequestDecider(engine, policy, allocators, inputs, grace, candidateNodes, widenEvery,
                 approvalLapse);
         this.backfill = new Backfill(allocators, inputs);

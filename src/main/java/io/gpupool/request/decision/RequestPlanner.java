@@ -64,6 +64,12 @@ final class RequestPlanner {
      */
     Attempt attempt(PoolSnapshot snapshot, CapacityView view, GpuRequest request, Evaluation evaluation,
                     Set<String> reservedDevices, VictimSource victims, WideningGate gate) {
+        return attempt(snapshot, view, request, evaluation, reservedDevices, victims, gate, true);
+    }
+
+    /** As above; {@code preempt} false: no victim search, a request that fits nowhere waits on capacity. */
+    Attempt attempt(PoolSnapshot snapshot, CapacityView view, GpuRequest request, Evaluation evaluation,
+                    Set<String> reservedDevices, VictimSource victims, WideningGate gate, boolean preempt) {
         Optional<AdmissionDecision> admission = evaluation.admissionOf(request.id());
         if (admission.isEmpty()) {
             return new Attempt.Rejected(null, "NO_ADMISSION_RULE", "No admission rule matched this request");
@@ -122,7 +128,7 @@ final class RequestPlanner {
                     request.gangSize(), possible.get(0), null).withPerPool(reasons(pools, quota, never, elsewhere, request.gangSize())));
         }
         int level = evaluation.priorityOf(request.id()).map(p -> p.priority()).orElse(0);
-        for (String pool : possible) {
+        for (String pool : preempt ? possible : List.<String>of()) {
             QuotaVerdict verdict = quota.get(pool);
             PreemptionMemory.RequestClass requestClass = new PreemptionMemory.RequestClass(pool,
                     evaluation.policyVersion(), request.kind().name(), level,

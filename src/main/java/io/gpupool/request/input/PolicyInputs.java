@@ -15,9 +15,29 @@ import io.gpupool.snapshot.PoolSnapshot;
  * Single-writer use only.
  */
 public final class PolicyInputs {
-    private final FactsTracker facts = new FactsTracker();
-    private final CapacityTracker views = new CapacityTracker();
-    private final EndingLeases ending = new EndingLeases(views::of);
+    private final FactsTracker facts;
+    private final CapacityTracker views;
+    private final EndingLeases ending;
+
+    public PolicyInputs() {
+        this(new FactsTracker(), new CapacityTracker());
+    }
+
+    private PolicyInputs(FactsTracker facts, CapacityTracker views) {
+        this.facts = facts;
+        this.views = views;
+        this.ending = new EndingLeases(views::of);
+    }
+
+    /**
+     * Inputs standing where these stand (facts and capacity view of the last snapshot derived),
+     * with state of their own, to follow another chain of snapshots from there: each side of a
+     * dry-run starts from one derivation of the model instead of its own. The ending leases are
+     * derived on first use.
+     */
+    public PolicyInputs copy() {
+        return new PolicyInputs(facts.copy(), views.copy());
+    }
 
     public SnapshotFacts facts(PoolSnapshot snapshot) {
         return facts.of(snapshot);

@@ -327,8 +327,20 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
      */
     static Evaluation sweep(ModelWriter model, PolicyEngine engine, CompiledPolicy policy, Collection<UsageSample> usage,
                             Duration grace, Instant now) {
+        return sweep(model, engine, policy, SnapshotFacts.of(model.current(), now, usage, UsageWindow.DEFAULT), grace, now);
+    }
+
+    /**
+     * The same sweep on facts already derived for the model's current snapshot at {@code now} with the
+     * usage samples it sees ({@code SnapshotFacts.of(model.current(), now, usage, UsageWindow.DEFAULT)}):
+     * a dry-run derives them once for both of its sides.
+     */
+    static Evaluation sweep(ModelWriter model, PolicyEngine engine, CompiledPolicy policy, SnapshotFacts facts,
+                            Duration grace, Instant now) {
         PoolSnapshot snapshot = model.current();
-        SnapshotFacts facts = SnapshotFacts.of(snapshot, now, usage, UsageWindow.DEFAULT);
+        if (facts.snapshot() != snapshot || !facts.now().equals(now)) {
+            throw new IllegalArgumentException("The sweep's facts were derived for another snapshot or instant");
+        }
         Evaluation evaluation = engine.sweep(policy, facts,
                 snapshot.queued().values().stream().map(PolicyInputs::fact).toList());
         if (!evaluation.ok()) {

@@ -18,14 +18,19 @@ import io.gpupool.policy.dryrun.RequestFate;
 import io.gpupool.policy.engine.CompiledPolicy;
 import io.gpupool.policy.engine.Evaluation;
 import io.gpupool.policy.engine.PolicyEngine;
+import io.gpupool.policy.fact.SnapshotFacts;
+import io.gpupool.policy.fact.UsageWindow;
 import io.gpupool.request.decision.Outcome;
 import io.gpupool.request.decision.PolicyPipeline;
+import io.gpupool.request.decision.RequestDecider;
+import io.gpupool.request.input.PolicyInputs;
 import io.gpupool.request.input.QueueOrder;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.store.WorkingSet;
 import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
 
+import java.lang.ref.WeakReference;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -61,6 +66,11 @@ public class UncommittedPipeline implements PipelineDryRun {
     private final Duration grace;
     private final int candidateNodes;
     private final Duration widenEvery;
+    private final Object sweepFactsLock = new Object();
+    private WeakReference<Input> sweepFactsOf = new WeakReference<>(null);
+    private WeakReference<SnapshotFacts> sweepFacts = new WeakReference<>(null);
+    private WeakReference<PoolSnapshot> startInputsOf = new WeakReference<>(null);
+    private WeakReference<PolicyInputs> startInputs = new WeakReference<>(null);
 
     UncommittedPipeline(PolicyEngine engine, WorkingSet workingSet, UsageRecorder usage,
                         io.gpupool.telemetry.DeviceTelemetry telemetry, QueuePass queuePass, Clock clock,
@@ -90,14 +100,17 @@ public class UncommittedPipeline implements PipelineDryRun {
         PoolSnapshot start = input.fleet();
         Instant now = input.now();
         ModelWriter.Uncommitted model = new ModelWriter.Uncommitted(start);
-        PolicyPipeline pipeline = new PolicyPipeline(engine, ActivePolicy.holding(policy), grace, candidateNodes, widenEvery);
+        PolicyPipeline pipeline = new PolicyPipeline(engine, ActivePolicy.holding(policy), grace, candidateNodes, widenEvery,
+                RequestDecider.DEFAULT_APPROVAL_LAPSE, startInputs(start));
         Map<String, GpuRequest> asked = new LinkedHashMap<>();
         QueueOrder.ordered(start).forEach(r -> asked.put(r.id(), r));
         whatIf.forEach(r -> asked.put(r.id(), r));
 
         // the scheduler's pass, now
         LifecycleScheduler.endGracePeriods(model, pipeline, now);
-        Evaluation sweep = LifecycleScheduler.sweep(model, engine, policy, input.usage(), grace, now);
+        Evaluation sweep = model.current() == start
+                ? LifecycleScheduler.sweep(model, engine, policy, sweepFacts(input), grace, now)
+                : LifecycleScheduler.sweep(model, engine, policy, input.usage(), grace, now);
         QueuePass.pass(model, pipeline, Clock.fixed(now, ZoneOffset.UTC), queuePass.nextBudget(QueueOrder.ordered(model.current())));
         // the what-if requests, submitted now
         Map<String, Outcome> notQueued = new HashMap<>();
@@ -121,6 +134,45 @@ public class UncommittedPipeline implements PipelineDryRun {
         Map<String, RequestFate> requests = requestFates(asked, whatIf, notQueued, end, model.logged());
         Map<String, LeaseFate> leases = leaseFates(start, end, model.logged());
         return new PipelineRun(policy.version(), now, later, requests, leases, totals(start, end, requests, leases), sweep);
+    }
+
+    /**
+     * The sweep's facts of {@code input}'s model at its instant with its usage samples, derived once
+     * for every run on the same input (a dry-run's two sides, run in parallel, wait for one
+     * derivation; the facts are immutable once their device and lease facts are derived). Neither
+     * the input nor its facts are held alive here.
+     */
+    private SnapshotFacts sweepFacts(Input input) {
+        synchronized (sweepFactsLock) {
+            SnapshotFacts facts = sweepFacts.get();
+            if (sweepFactsOf.get() != input || facts == null) {
+                facts = SnapshotFacts.of(input.fleet(), input.now(), input.usage(), UsageWindow.DEFAULT);
+                facts.devices();
+                facts.leases();
+                sweepFactsOf = new WeakReference<>(input);
+                sweepFacts = new WeakReference<>(facts);
+            }
+            return facts;
+        }
+    }
+
+    /**
+     * Derived inputs (policy facts, capacity view) of {@code start}, derived once for every run that
+     * starts there (a dry-run's two sides) and copied for each: the copies then follow their own
+     * side's uncommitted models. Neither the model nor the derivation is held alive here.
+     */
+    private PolicyInputs startInputs(PoolSnapshot start) {
+        synchronized (sweepFactsLock) {
+            PolicyInputs derived = startInputs.get();
+            if (startInputsOf.get() != start || derived == null) {
+                derived = new PolicyInputs();
+                derived.facts(start);
+                derived.view(start);
+                startInputsOf = new WeakReference<>(start);
+                startInputs = new WeakReference<>(derived);
+            }
+            return derived.copy();
+        }
     }
 
     private static Map<String, RequestFate> requestFates(Map<String, GpuRequest> asked, List<GpuRequest> whatIf,

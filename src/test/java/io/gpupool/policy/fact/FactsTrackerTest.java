@@ -45,6 +45,41 @@ class FactsTrackerTest {
         }
     }
 
+    @ParameterizedTest(name = "seed {0}: a copy and its original follow different commits, each equal to fresh facts")
+    @ValueSource(longs = {1, 2, 3})
+    void aCopyAndItsOriginalFollowDifferentCommitsEachEqualToFreshFacts(long seed) {
+        LeaseChurn start = new LeaseChurn(seed);
+        FactsTracker original = new FactsTracker();
+        PoolSnapshot fork = start.fleet();
+        for (int step = 0; step < 20; step++) {
+            fork = start.step(fork);
+            original.of(fork);
+        }
+        FactsTracker copy = original.copy();
+        assertThat(copy.of(fork).pools()).as("the copy stands where the original stood").isEqualTo(original.of(fork).pools());
+        LeaseChurn one = new LeaseChurn(seed + 100);
+        LeaseChurn other = new LeaseChurn(seed + 200);
+        PoolSnapshot a = fork;
+        PoolSnapshot b = fork;
+        for (int step = 0; step < 150; step++) {
+            a = one.step(a);
+            b = other.step(b);
+            assertEqualsFresh(original.of(a), a, "original", step);
+            assertEqualsFresh(copy.of(b), b, "copy", step);
+        }
+    }
+
+    private static void assertEqualsFresh(SnapshotFacts tracked, PoolSnapshot s, String which, int step) {
+        SnapshotFacts fresh = SnapshotFacts.of(s);
+        assertThat(tracked.usage()).as("%s: usage rows at step %d", which, step).isEqualTo(fresh.usage());
+        assertThat(tracked.pools()).as("%s: pool facts at step %d", which, step).isEqualTo(fresh.pools());
+        Instant second = s.takenAt().truncatedTo(ChronoUnit.SECONDS);
+        RequestFact request = new RequestFact("r", "a", "TRAINING", 2, 1000, null, List.of(), 0, 1, null, true, 0);
+        assertThat(tracked.forPreemption(request, List.of("train")))
+                .as("%s: preemption facts at step %d", which, step)
+                .isEqualTo(SnapshotFacts.of(s, second, List.of(), UsageWindow.DEFAULT).forPreemption(request, List.of("train")));
+    }
+
     @org.junit.jupiter.api.Test
     void theSameSnapshotAskedTwiceIsDerivedOnce() {
         FactsTracker tracker = new FactsTracker();

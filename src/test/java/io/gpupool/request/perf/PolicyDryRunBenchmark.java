@@ -50,8 +50,16 @@ public final class PolicyDryRunBenchmark {
         try (ApplicationContext ctx = ApplicationContext.run(props, "test")) {
             WorkingSet workingSet = ctx.getBean(WorkingSet.class);
             DecisionBenchmark.seed(workingSet, SyntheticFleet.facts(gpus, leases, 0.75).snapshot());
-            recordUsage(ctx.getBean(UsageRecorder.class), workingSet.current());
+            // Then the clock stands still, at the newest heartbeat: every phase sees the same model at the same
+            // instant, however long the machine takes (on real time, a slow run's later phases found every
+            // lease's heartbeat stale, and how stale depended on how long the seeding took).
+            ctx.getBean(io.gpupool.testing.TestClock.class).freezeAt(workingSet.current().leases().values().stream()
+                    .map(Lease::lastHeartbeat).filter(java.util.Objects::nonNull).max(Instant::compareTo).orElseThrow());
+            recordUsage(ctx.getBean(UsageRecorder.class), workingSet.current(), ctx.getBean(java.time.Clock.class).instant());
             queue(ctx.getBean(AllocationService.class), workingSet, queued);
+            // Three minutes on: every lease last heard at least three minutes ago, so the candidate (stale after two
+            // minutes) reclaims them all and the active policy (five) keeps them, on any machine.
+            ctx.getBean(io.gpupool.testing.TestClock.class).advance(java.time.Duration.ofMinutes(3));
             PoolSnapshot live = workingSet.current();
             System.out.printf("model: %d GPUs, %d leases, %d queued requests, %d usage samples%n", live.devices().size(),
                     live.leases().size(), live.queued().size(), ctx.getBean(UsageRecorder.class).all().size());
@@ -59,64 +67,101 @@ public final class PolicyDryRunBenchmark {
             PipelineDryRun pipeline = ctx.getBean(PipelineDryRun.class);
             var active = ctx.getBean(ActivePolicy.class).current().policy();
             double[] side = new double[runs];
+            double[] sideCpu = new double[runs];
             PipelineRun run = null;
             for (int i = -1; i < runs; i++) { // one warm-up
                 long t = System.nanoTime();
+                long c = cpu();
                 run = pipeline.run(active, pipeline.live(), List.of());
                 if (i >= 0) {
                     side[i] = ms(System.nanoTime() - t);
+                    sideCpu[i] = ms(cpu() - c);
                 }
             }
-            System.out.printf("one side's pipeline: %s; totals %s%n", stats(side), run.totals());
+            System.out.printf("one side's pipeline (active policy): %s; process CPU %s; totals %s%n", stats(side),
+                    stats(sideCpu), run.totals());
 
             var candidateSet = io.gpupool.policy.ruleset.RuleSet.draft(PolicyFiles.staleAfterTwoMinutes()).withVersion("candidate");
             var validator = ctx.getBean(io.gpupool.policy.check.PolicyValidator.class);
             var fleetCheck = ctx.getBean(io.gpupool.governance.LiveFleetCheck.class);
             double[] validate = new double[runs];
             double[] coherence = new double[runs];
+            double[] coherenceCpu = new double[runs];
             double[] both = new double[runs];
+            double[] bothCpu = new double[runs];
             for (int i = -1; i < runs; i++) {
                 long t = System.nanoTime();
                 var report = validator.validate(candidateSet);
                 long v = System.nanoTime();
-                fleetCheck.check(candidateSet, report);
+                long vc = cpu();
+                // the first check of this content on this snapshot: the candidate made unique per run, so none is remembered
+                var fresh = io.gpupool.policy.ruleset.RuleSet.draft(withMarker(PolicyFiles.staleAfterTwoMinutes(), i)).withVersion("candidate");
+                fleetCheck.check(fresh, report);
                 long f = System.nanoTime();
+                long fc = cpu();
                 var compiled = report.policy().orElseThrow();
                 var input = pipeline.live();
                 var other = java.util.concurrent.CompletableFuture.supplyAsync(() -> pipeline.run(compiled, input, List.of()));
                 PipelineRun mine = pipeline.run(active, input, List.of());
                 io.gpupool.policy.dryrun.PipelineDiff.between(mine, other.join());
                 long b = System.nanoTime();
+                long bc = cpu();
                 if (i >= 0) {
                     validate[i] = ms(v - t);
                     coherence[i] = ms(f - v);
+                    coherenceCpu[i] = ms(fc - vc);
                     both[i] = ms(b - f);
+                    bothCpu[i] = ms(bc - fc);
                 }
             }
-            System.out.printf("parts: candidate validation %s; live-fleet check %s; both pipelines in parallel and their diff %s%n",
-                    stats(validate), stats(coherence), stats(both));
+            System.out.printf("parts: candidate validation %s; live-fleet check (first of its content on the snapshot) %s, process CPU %s;"
+                            + " both pipelines in parallel and their diff %s, process CPU %s%n",
+                    stats(validate), stats(coherence), stats(coherenceCpu), stats(both), stats(bothCpu));
 
             PolicyDryRunService service = ctx.getBean(PolicyDryRunService.class);
             DryRunRequest request = new DryRunRequest(null, PolicyFiles.staleAfterTwoMinutes(), null, null);
             double[] whole = new double[runs];
+            double[] wholeCpu = new double[runs];
             DryRunReport report = null;
             for (int i = -1; i < runs; i++) {
                 long t = System.nanoTime();
+                long c = cpu();
                 report = service.dryRun(request, "benchmark");
                 if (i >= 0) {
                     whole[i] = ms(System.nanoTime() - t);
+                    wholeCpu[i] = ms(cpu() - c);
                 }
             }
-            System.out.printf("whole dry-run (validate, both pipelines, diff, live-fleet check, record): %s%n", stats(whole));
+            System.out.printf("whole dry-run, the same candidate again (validate, both pipelines, diff, live-fleet check, record): %s;"
+                    + " process CPU %s%n", stats(whole), stats(wholeCpu));
+            double[] fresh = new double[runs];
+            double[] freshCpu = new double[runs];
+            for (int i = 0; i < runs; i++) {
+                DryRunRequest unique = new DryRunRequest(null, withMarker(PolicyFiles.staleAfterTwoMinutes(), 100 + i), null, null);
+                long t = System.nanoTime();
+                long c = cpu();
+                service.dryRun(unique, "benchmark");
+                fresh[i] = ms(System.nanoTime() - t);
+                freshCpu[i] = ms(cpu() - c);
+            }
+            System.out.printf("whole dry-run, a candidate never seen (compiled, validated and checked on the fleet anew): %s;"
+                    + " process CPU %s%n", stats(fresh), stats(freshCpu));
             System.out.printf("diff: %d request(s), %d lease(s), %d device(s); active %s; candidate %s%n",
                     report.requests().size(), report.leases().size(), report.devices().size(), report.totals().active(),
                     report.totals().candidate());
         }
     }
 
+    /** The files with a comment that makes their content, and so their hash, unique to {@code run}. */
+    private static Map<String, String> withMarker(Map<String, String> files, int run) {
+        Map<String, String> out = new java.util.TreeMap<>(files);
+        String first = out.keySet().stream().filter(p -> p.endsWith(".drl")).findFirst().orElseThrow();
+        out.put(first, out.get(first) + "\n// benchmark run " + run + "\n");
+        return out;
+    }
+
     /** Four samples per lease over the last 20 minutes, busy (60–100 %) but for every 50th lease (idle). */
-    private static void recordUsage(UsageRecorder usage, PoolSnapshot snapshot) {
-        Instant now = Instant.now();
+    private static void recordUsage(UsageRecorder usage, PoolSnapshot snapshot, Instant now) {
         int i = 0;
         for (Lease lease : snapshot.leases().values()) {
             double level = i++ % 50 == 0 ? 0.0 : 0.6 + (i % 5) / 10.0;
@@ -146,6 +191,11 @@ public final class PolicyDryRunBenchmark {
 
     private static String stats(double[] t) {
         return String.format("p50 %.0f ms, max %.0f ms over %d runs", Percentiles.of(t, 50), Percentiles.of(t, 100), t.length);
+    }
+
+    /** CPU time of the whole process so far (every thread, GC and JIT included): wall time on a shared machine says little alone. */
+    private static long cpu() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private static double ms(long nanos) {
