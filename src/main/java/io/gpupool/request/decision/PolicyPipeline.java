@@ -21,6 +21,7 @@ import java.time.Instant;
 public final class PolicyPipeline {
     private final RequestDecider decider;
     private final Backfill backfill;
+    private final Allocators allocators;
 
     public PolicyPipeline(PolicyEngine engine, ActivePolicy policy, Duration grace, int candidateNodes,
                           Duration widenEvery) {
@@ -29,7 +30,7 @@ public final class PolicyPipeline {
 
     public PolicyPipeline(PolicyEngine engine, ActivePolicy policy, Duration grace, int candidateNodes,
                           Duration widenEvery, Duration approvalLapse) {
-        Allocators allocators = new Allocators();
+        this.allocators = new Allocators();
         PolicyInputs inputs = new PolicyInputs(); // one per writer: the decider and backfill share derived state
         this.decider = new RequestDecider(engine, policy, allocators, inputs, grace, candidateNodes, widenEvery,
                 approvalLapse);
@@ -73,5 +74,19 @@ public final class PolicyPipeline {
 
     public Backfill.Reservations reservations() {
         return backfill.current();
+    }
+
+    /** Victim searches started so far by this pipeline's decisions. */
+    public long searches() {
+        return decider.searches();
+    }
+
+    /**
+     * Whether a pool of {@code snapshot} places with a strategy that draws at random: its plans
+     * consume draws, so a plan skipped changes every later one.
+     */
+    public boolean drawsAtRandom(PoolSnapshot snapshot) {
+        return snapshot.pools().values().stream().anyMatch(p -> allocators.forPool(p).strategy().drawsAtRandom())
+                || allocators.forPool(null).strategy().drawsAtRandom();
     }
 }

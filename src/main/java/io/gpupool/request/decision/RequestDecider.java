@@ -74,6 +74,11 @@ public final class RequestDecider {
         this.widenEvery = widenEvery;
     }
 
+    /** Victim searches started by this decider's attempts so far (see {@code RequestPlanner.searches}). */
+    public long searches() {
+        return planner.searches();
+    }
+
     /** Decides {@code c.request()} on {@code c.before()}: placed, queued (with what blocks it, and victims noticed) or rejected. */
     public Outcome decide(DecisionContext c) {
         PoolSnapshot before = c.before();
