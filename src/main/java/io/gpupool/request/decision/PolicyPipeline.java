@@ -76,6 +76,11 @@ public final class PolicyPipeline {
         return backfill.current();
     }
 
+    /** New leases are named by {@code ids} (a replay names them in order, so it repeats itself). */
+    public void leaseIds(java.util.function.Supplier<String> ids) {
+        decider.leaseIds(ids);
+    }
+
     /** Victim searches started so far by this pipeline's decisions. */
     public long searches() {
         return decider.searches();

@@ -89,6 +89,16 @@ public final class SimulatedScheduler {
         this.skipUnchanged = skipUnchanged;
         this.pipeline = new PolicyPipeline(engine, ActivePolicy.holding(policy), settings.grace(),
                 settings.candidateNodes(), settings.widenEvery());
+        // In order, never one a lease of the start already has: equal victims are told apart by id,
+        // so a replay named this way decides the same every time it runs.
+        long[] next = {0};
+        this.pipeline.leaseIds(() -> {
+            String id;
+            do {
+                id = String.format("replay-lease-%08d", ++next[0]);
+            } while (model.current().lease(id).isPresent());
+            return id;
+        });
     }
 
     /** How many queue passes and sweep evaluations ran and how many were skipped as unable to change anything. */
