@@ -26,7 +26,7 @@ class SkippingUnchangedPassesTest {
     private static final int[] SIZES = {1, 2, 4, 4, 8};
 
     @ParameterizedTest(name = "seed {0}")
-    @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
+    @ValueSource(longs = {1, 2, 3, 4, 5})
     void skippingPassesThatCannotChangeAnythingGivesWhatRunningEveryPassGives(long seed) {
         Workload workload = busyAfternoon(new Random(seed));
 
