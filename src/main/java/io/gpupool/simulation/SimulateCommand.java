@@ -134,6 +134,9 @@ public final class SimulateCommand implements Callable<Integer> {
         try {
             PolicyReplay.Result result = PolicyReplay.run(new Simulation(new PolicyEngine(), settings, sample), start, work,
                     candidates, this::progress, () -> false);
+            for (PolicyRun run : result.runs()) {
+                stderr.println("simulate: " + run.label() + ": " + run.work()); // what the replay ran and skipped
+            }
             Map<String, byte[]> files = ReplayOutput.files(result, pricing);
             ReplayOutput.write(out, files);
             stdout.printf("simulate: %d policies replayed in %.1f s; wrote %s to %s%n", candidates.size(),

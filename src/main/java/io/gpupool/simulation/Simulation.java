@@ -56,11 +56,22 @@ public final class Simulation {
     private final PolicyEngine engine;
     private final SimulatedScheduler.Settings settings;
     private final Duration sampleEvery;
+    private final boolean skipUnchanged;
 
     public Simulation(PolicyEngine engine, SimulatedScheduler.Settings settings, Duration sampleEvery) {
+        this(engine, settings, sampleEvery, true);
+    }
+
+    /**
+     * @param skipUnchanged false runs every periodic queue pass and sweep evaluation, as the live loop
+     *                      does, even where they provably change nothing (the equivalence tests
+     *                      compare both ways; {@link SimulatedScheduler#runOnce})
+     */
+    Simulation(PolicyEngine engine, SimulatedScheduler.Settings settings, Duration sampleEvery, boolean skipUnchanged) {
         this.engine = engine;
         this.settings = settings;
         this.sampleEvery = sampleEvery;
+        this.skipUnchanged = skipUnchanged;
     }
 
     public PolicyRun run(String label, CompiledPolicy policy, PoolSnapshot fleet, Workload workload, Progress progress,
@@ -108,7 +119,7 @@ public final class Simulation {
             this.label = label;
             this.workload = workload;
             this.policyVersion = policy.version();
-            this.scheduler = new SimulatedScheduler(engine, policy, settings, fleet, this);
+            this.scheduler = new SimulatedScheduler(engine, policy, settings, fleet, this, skipUnchanged);
             fleet.leases().values().forEach(l -> leases.put(l.id(), l));
         }
 
@@ -355,7 +366,7 @@ public final class Simulation {
             for (Job job : workload.jobs()) {
                 out.add(fates.get(job.id()).build(workload.to()));
             }
-            return new PolicyRun(label, policyVersion, out, samples, preemptions, reclaimed, decisions);
+            return new PolicyRun(label, policyVersion, out, samples, preemptions, reclaimed, decisions, scheduler.counts());
         }
     }
 

@@ -71,6 +71,20 @@ public final class Backfill {
             return byPool.containsKey(pool);
         }
 
+        /**
+         * Whether a reserved start lies in [{@code from}, {@code to}): where a request whose TTL ends at
+         * {@code from} ended before the start and one ending at {@code to} does not
+         * ({@link Reservation#blocks}).
+         */
+        public boolean startsBetween(Instant from, Instant to) {
+            for (Reservation r : byPool.values()) {
+                if (r.start() != null && !r.start().isBefore(from) && r.start().isBefore(to)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
         /** The GPUs {@code request} must keep off: those of every head it queues behind. */
         public Set<String> reservedFor(GpuRequest request, Instant now) {
             if (byPool.isEmpty()) {

@@ -21,6 +21,7 @@ import java.time.Instant;
 public final class PolicyPipeline {
     private final RequestDecider decider;
     private final Backfill backfill;
+    private final Allocators allocators;
 
     public PolicyPipeline(PolicyEngine engine, ActivePolicy policy, Duration grace, int candidateNodes,
                           Duration widenEvery) {
@@ -38,7 +39,7 @@ public final class PolicyPipeline {
      */
     public PolicyPipeline(PolicyEngine engine, ActivePolicy policy, Duration grace, int candidateNodes,
                           Duration widenEvery, Duration approvalLapse, PolicyInputs inputs) {
-        Allocators allocators = new Allocators();
+        this.allocators = new Allocators();
         // one per writer: the decider and backfill share derived state
         this.decider = new RequestDecider(engine, policy, allocators, inputs, grace, candidateNodes, widenEvery,
                 approvalLapse);
@@ -82,5 +83,24 @@ public final class PolicyPipeline {
 
     public Backfill.Reservations reservations() {
         return backfill.current();
+    }
+
+    /** New leases are named by {@code ids} (a replay names them in order, so it repeats itself). */
+    public void leaseIds(java.util.function.Supplier<String> ids) {
+        decider.leaseIds(ids);
+    }
+
+    /** Victim searches started so far by this pipeline's decisions. */
+    public long searches() {
+        return decider.searches();
+    }
+
+    /**
+     * Whether a pool of {@code snapshot} places with a strategy that draws at random: its plans
+     * consume draws, so a plan skipped changes every later one.
+     */
+    public boolean drawsAtRandom(PoolSnapshot snapshot) {
+        return snapshot.pools().values().stream().anyMatch(p -> allocators.forPool(p).strategy().drawsAtRandom())
+                || allocators.forPool(null).strategy().drawsAtRandom();
     }
 }

@@ -54,6 +54,8 @@ public final class RequestDecider {
     private final Duration grace;
     private final Duration widenEvery;
     private final Duration approvalLapse;
+    /** New leases' ids: random, as the service draws them, unless a replay names them in order. */
+    private java.util.function.Supplier<String> leaseIds = () -> UUID.randomUUID().toString();
 
     public RequestDecider(PolicyEngine engine, ActivePolicy active, Allocators allocators, PolicyInputs inputs,
                    Duration grace, int candidateNodes, Duration widenEvery) {
@@ -72,6 +74,20 @@ public final class RequestDecider {
         this.planner = new RequestPlanner(allocators, candidateNodes);
         this.grace = grace;
         this.widenEvery = widenEvery;
+    }
+
+    /**
+     * Names new leases with {@code ids} instead of random UUIDs. Policy breaks ties between equal
+     * preemption victims by lease id, so with random ids a replay could pick another of two equal
+     * victims each time it runs; named in order, it repeats itself.
+     */
+    public void leaseIds(java.util.function.Supplier<String> ids) {
+        this.leaseIds = ids;
+    }
+
+    /** Victim searches started by this decider's attempts so far (see {@code RequestPlanner.searches}). */
+    public long searches() {
+        return planner.searches();
     }
 
     /** Decides {@code c.request()} on {@code c.before()}: placed, queued (with what blocks it, and victims noticed) or rejected. */
@@ -128,7 +144,7 @@ public final class RequestDecider {
             p.plan().deviceShares(view).forEach(shares::addAll);
             boolean borrowed = p.quota() != null && p.quota().status() == QuotaStatus.MAY_BORROW;
             boolean preemptible = priority == null ? request.preemptible() : priority.preemptible();
-            Lease lease = new Lease(UUID.randomUUID().toString(), request.id(), request.tenantId(), p.pool(),
+            Lease lease = new Lease(leaseIds.get(), request.id(), request.tenantId(), p.pool(),
                     request.kind(), level, preemptible, borrowed, request.gangSize() > 1 ? request.id() : null,
                     LeaseState.ACTIVE, shares, now, request.ttlSeconds() > 0 ? now.plusSeconds(request.ttlSeconds()) : null,
                     now, null, null, request.priorityClass(), borrowed ? p.quota().lenderId() : null, null);

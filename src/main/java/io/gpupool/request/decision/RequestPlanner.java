@@ -51,6 +51,8 @@ final class RequestPlanner {
     private final Allocators allocators;
     private final PreemptionSearch preemption;
     private final Feasibility feasibility = new Feasibility();
+    /** Victim searches started, ever: each may teach the {@code PreemptionMemory} something (see {@link #searches()}). */
+    private long searches;
 
     /** {@code candidateNodes}: see {@link PreemptionSearch}. */
     RequestPlanner(Allocators allocators, int candidateNodes) {
@@ -133,6 +135,7 @@ final class RequestPlanner {
             PreemptionMemory.RequestClass requestClass = new PreemptionMemory.RequestClass(pool,
                     evaluation.policyVersion(), request.kind().name(), level,
                     verdict == null ? null : verdict.status());
+            searches++;
             Optional<List<PreemptionCandidate>> chosen = preemption.find(snapshot, view, request, pool, allowed, victims,
                     gate, requestClass);
             if (chosen.isPresent()) {
@@ -150,6 +153,15 @@ final class RequestPlanner {
         return new Attempt.Pending(new WhyPending(BlockedBy.CAPACITY, null, "NO_FIT_" + blocking(reason).name(),
                 overQuota + first + ": " + reason.message(), reason.largestGangNow(), first, null)
                 .withPerPool(reasons(pools, quota, never, reasons, 0)));
+    }
+
+    /**
+     * How many victim searches attempts have started. A search reads and updates what earlier ones
+     * learned, and that memory ages with time, so an attempt that searched is not known to repeat
+     * itself on the same model; one that did not search is a function of the model and the clock.
+     */
+    long searches() {
+        return searches;
     }
 
     /** Why it does not fit now in each of {@code pools}, by the allocator each pool uses. */

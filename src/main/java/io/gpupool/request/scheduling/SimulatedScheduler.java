@@ -62,15 +62,66 @@ public final class SimulatedScheduler {
     private final Settings settings;
     private Instant lastSweep = Instant.EPOCH;
     private String searchesResumeAt;
+    /** Whether passes and sweeps that cannot change anything are skipped (off: every one runs, for comparison). */
+    private final boolean skipUnchanged;
+    /** The model the last queue pass left, when that pass changed nothing and is known to repeat itself (null otherwise). */
+    private PoolSnapshot quietModel;
+    /** When that quiet pass ran. */
+    private Instant quietAt;
+    private final Counts counts = new Counts();
 
     public SimulatedScheduler(PolicyEngine engine, CompiledPolicy policy, Settings settings, PoolSnapshot start,
                               DecisionSink sink) {
+        this(engine, policy, settings, start, sink, true);
+    }
+
+    /**
+     * @param skipUnchanged skip the queue passes and sweep evaluations that provably change nothing
+     *                      ({@link #runOnce}); false runs every one, as the live loop does (the
+     *                      equivalence tests compare both)
+     */
+    public SimulatedScheduler(PolicyEngine engine, CompiledPolicy policy, Settings settings, PoolSnapshot start,
+                              DecisionSink sink, boolean skipUnchanged) {
         this.model = new ModelWriter.Uncommitted(start, decision -> sink.logged(decision, now));
         this.engine = engine;
         this.policy = policy;
         this.settings = settings;
+        this.skipUnchanged = skipUnchanged;
         this.pipeline = new PolicyPipeline(engine, ActivePolicy.holding(policy), settings.grace(),
                 settings.candidateNodes(), settings.widenEvery());
+        // In order, never one a lease of the start already has: equal victims are told apart by id,
+        // so a replay named this way decides the same every time it runs.
+        long[] next = {0};
+        this.pipeline.leaseIds(() -> {
+            String id;
+            do {
+                id = String.format("replay-lease-%08d", ++next[0]);
+            } while (model.current().lease(id).isPresent());
+            return id;
+        });
+    }
+
+    /** How many queue passes and sweep evaluations ran and how many were skipped as unable to change anything. */
+    public static final class Counts {
+        private long passes;
+        private long passesSkipped;
+        private long sweeps;
+        private long sweepsSkipped;
+
+        public long passes() { return passes; }
+        public long passesSkipped() { return passesSkipped; }
+        public long sweeps() { return sweeps; }
+        public long sweepsSkipped() { return sweepsSkipped; }
+
+        @Override
+        public String toString() {
+            return "passes " + passes + " run, " + passesSkipped + " skipped; sweeps " + sweeps + " run, "
+                    + sweepsSkipped + " skipped";
+        }
+    }
+
+    public Counts counts() {
+        return counts;
     }
 
     public PoolSnapshot current() {
@@ -140,18 +191,75 @@ public final class SimulatedScheduler {
         now = at;
         LifecycleScheduler.endGracePeriods(model, pipeline, at);
         if (!at.isBefore(lastSweep.plus(settings.sweepEvery()))) {
-            sweep(usage.get(), at);
+            Collection<UsageSample> samples = usage.get(); // the holders' heartbeats are stated either way
+            if (skipUnchanged && !anyActiveLease()) {
+                counts.sweepsSkipped++; // the sweep acts on ACTIVE leases only: with none, its plan changes nothing
+            } else {
+                counts.sweeps++;
+                sweep(samples, at);
+            }
             lastSweep = at;
         }
         if (model.current().queued().isEmpty() && pipeline.reservations().isEmpty()) {
             return 0;
         }
-        List<GpuRequest> order = QueueOrder.ordered(model.current());
+        if (skipUnchanged && repeatsQuietPass(at)) {
+            counts.passesSkipped++;
+            return 0;
+        }
+        counts.passes++;
+        PoolSnapshot before = model.current();
+        long searchesBefore = pipeline.searches();
+        List<GpuRequest> order = QueueOrder.ordered(before);
         int resumeAt = Math.max(0, order.stream().map(GpuRequest::id).toList().indexOf(searchesResumeAt));
         PassBudget budget = PassBudget.starting(settings.passBudget(), resumeAt);
         int placed = QueuePass.pass(model, pipeline, Clock.fixed(at, ZoneOffset.UTC), budget);
         searchesResumeAt = budget.ranOutAt() < 0 || budget.ranOutAt() >= order.size() ? null : order.get(budget.ranOutAt()).id();
+        boolean quiet = model.current() == before && pipeline.searches() == searchesBefore && resumeAt == 0
+                && budget.ranOutAt() < 0 && !pipeline.drawsAtRandom(before)
+                && before.queued().values().stream().noneMatch(SimulatedScheduler::policyFailed);
+        quietModel = quiet ? before : null;
+        quietAt = quiet ? at : null;
         return placed;
+    }
+
+    /**
+     * Whether a queue pass at {@code at} would repeat the last one, which changed nothing: the model
+     * is the very one it left (models are immutable; any write makes a new one), and no instant the
+     * pass compares the clock with lies in between. A pass that searched for victims is never
+     * repeated this way (the search memory it updated ages with the clock), nor one whose search
+     * budget (real time) held a search, nor one over a request the policy failed on (a failure may
+     * be a real-time limit), nor one with a strategy that draws at random. Without a search, a
+     * retry reads the clock only where the request waits for its victims' grace period to end
+     * ({@code until}) and where backfill asks whether it would run past a head's reserved start;
+     * everything else it reads comes from the model (reservations too: refreshed from the model at
+     * each pass). The equivalence tests replay workloads with and without skipping and compare
+     * every fate.
+     */
+    private boolean repeatsQuietPass(Instant at) {
+        PoolSnapshot current = model.current();
+        if (quietModel == null || current != quietModel) {
+            return false;
+        }
+        for (GpuRequest queued : current.queued().values()) {
+            Instant until = queued.whyPending() == null ? null : queued.whyPending().until();
+            if (until != null && until.isAfter(quietAt) && !until.isAfter(at)) {
+                return false; // its grace period ended since: it is retried now
+            }
+            if (queued.ttlSeconds() > 0 && pipeline.reservations().startsBetween(quietAt.plusSeconds(queued.ttlSeconds()),
+                    at.plusSeconds(queued.ttlSeconds()))) {
+                return false; // it would now run past a reserved start it ended before
+            }
+        }
+        return true;
+    }
+
+    private static boolean policyFailed(GpuRequest queued) {
+        return queued.whyPending() != null && queued.whyPending().blockedBy() == io.gpupool.domain.request.BlockedBy.POLICY_ERROR;
+    }
+
+    private boolean anyActiveLease() {
+        return model.current().leases().values().stream().anyMatch(l -> l.state() == io.gpupool.domain.lease.LeaseState.ACTIVE);
     }
 
     /** The policy's reclamation sweep at {@code at} over {@code usage}; returns its evaluation. */
