@@ -2,6 +2,7 @@ package io.gpupool.simulation;
 
 import io.gpupool.accounting.AccountingSettings;
 import io.gpupool.accounting.PriceBook;
+import io.gpupool.config.BackgroundPriority;
 import io.gpupool.fleet.FleetImporter;
 import io.gpupool.governance.ActivePolicy;
 import io.gpupool.governance.PolicyLifecycle;
@@ -36,7 +37,7 @@ import java.util.concurrent.Future;
  * Policy replays as asynchronous jobs: every input is read and checked, and every policy compiled,
  * when the job is asked for (a bad one is refused then, with its file, line and field); the runs
  * themselves go one at a time on {@code gpupool.replay.threads} threads (default 1) at the lowest
- * thread priority, so the lease path keeps the cores. Jobs and their files are kept in memory, the
+ * OS priority ({@link BackgroundPriority}), so the lease path keeps the cores. Jobs and their files are kept in memory, the
  * newest {@code gpupool.replay.keep} (default 20); a restart forgets them.
  */
 @Singleton
@@ -67,7 +68,7 @@ public class ReplayJobs {
                @Value("${gpupool.preemption.widen-every:30s}") Duration widenEvery,
                @Value("${gpupool.preemption.pass-budget:250ms}") Duration passBudget,
                @Value("${gpupool.replay.threads:1}") int threads,
-               @Value("${gpupool.replay.keep:20}") int keep) {
+               @Value("${gpupool.replay.keep:20}") int keep, BackgroundPriority background) {
         this.history = history;
         this.priceBook = priceBook;
         this.accounting = accounting;
@@ -78,12 +79,8 @@ public class ReplayJobs {
         this.clock = clock;
         this.serviceSettings = new SimulatedScheduler.Settings(grace, sweepEvery, passEvery, candidateNodes, widenEvery, passBudget);
         this.keep = keep;
-        this.runner = Executors.newFixedThreadPool(Math.max(1, threads), r -> {
-            Thread t = new Thread(r, "gpupool-replay");
-            t.setDaemon(true);
-            t.setPriority(Thread.MIN_PRIORITY);
-            return t;
-        });
+        // Thread.setPriority does nothing on Linux: the runners lower their OS priority themselves
+        this.runner = Executors.newFixedThreadPool(Math.max(1, threads), background.factory("gpupool-replay"));
     }
 
     /** A prepared replay: what it runs, checked and compiled. */

@@ -132,6 +132,22 @@ class AgentReportApiTest {
     }
 
     @Test
+    void reportsAndTheirTelemetryAreHandledOnThreadsAtTheLowestOsPriority() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.gpupool.testing.OsThreads.reniceable(), "needs Linux /proc and renice");
+        String token = AgentReports.agentToken(api, "agent-lane", "ws-lane");
+        NodeReport first = report("ws-lane", "dual-a5000-xml");
+        assertThat(AgentReports.post(api, first, token).status()).isEqualTo(200);
+
+        assertThat(AgentReports.post(api, next(first), token).body().get("applied").asBoolean()).isTrue(); // routine
+
+        // the lane's threads live on after their report (cached pool; the writer's one thread)
+        assertThat(io.gpupool.testing.OsThreads.niceOfThreadsNamed("agent-report-")).isNotEmpty().allSatisfy((t, nice) ->
+                assertThat(nice).as(t).isEqualTo(19));
+        assertThat(io.gpupool.testing.OsThreads.niceOfThreadsNamed("telemetry-write")).isNotEmpty().allSatisfy((t, nice) ->
+                assertThat(nice).as(t).isEqualTo(19));
+    }
+
+    @Test
     void theSameReportPostedTwiceIsAppliedOnce() {
         String token = AgentReports.agentToken(api, "agent-twice", "ws-twice");
         NodeReport r = report("ws-twice", "dual-a5000-xml");
