@@ -16,8 +16,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Background work (policy replay jobs, the telemetry writer, agent reports) at the operating
- * system's lowest CPU priority, so the live lease path keeps the cores (docs/performance.md, "Lanes:
+ * Background work (policy replay jobs, the telemetry writer, agent reports) at a low operating
+ * system CPU priority, so the live lease path keeps the cores (docs/performance.md, "Lanes:
  * background work at a low OS priority"). Java's {@code Thread.setPriority} does nothing on Linux
  * (HotSpot ignores it unless run as root with {@code -XX:ThreadPriorityPolicy=1}), but each Java
  * thread is a kernel task with its own nice value, and raising one's own nice value needs no
@@ -39,8 +39,11 @@ public final class BackgroundPriority {
     private final List<String> command;
     private final int nice;
 
-    /** {@code renice} from the PATH, to {@code nice} (0: threads stay as they are). */
+    /** {@code renice} from the PATH, to {@code nice} (0 to 19; 0: threads stay as they are). */
     public static BackgroundPriority of(int nice) {
+        if (nice < 0 || nice > LOWEST) {
+            throw new IllegalArgumentException("a background nice value is 0 to " + LOWEST + ", was " + nice);
+        }
         return new BackgroundPriority(List.of("renice"), nice);
     }
 

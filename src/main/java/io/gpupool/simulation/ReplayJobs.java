@@ -75,7 +75,8 @@ public class ReplayJobs {
                @Value("${gpupool.replay.threads:1}") int threads,
                @Value("${gpupool.replay.keep:20}") int keep,
                @Value("${gpupool.replay.cpu-share:0.1}") double cpuShare,
-               @Value("${gpupool.replay.machine-busy:0.25}") double machineBusy, BackgroundPriority background) {
+               @Value("${gpupool.replay.machine-busy:0.25}") double machineBusy,
+               @Value("${gpupool.replay.nice:19}") int nice) {
         this.history = history;
         this.priceBook = priceBook;
         this.accounting = accounting;
@@ -90,7 +91,7 @@ public class ReplayJobs {
         this.cpuShare = cpuShare;
         this.machineBusy = machineBusy;
         // Thread.setPriority does nothing on Linux: the runners lower their OS priority themselves
-        this.runner = Executors.newFixedThreadPool(Math.max(1, threads), background.factory("gpupool-replay"));
+        this.runner = Executors.newFixedThreadPool(Math.max(1, threads), BackgroundPriority.of(nice).factory("gpupool-replay"));
     }
 
     /** A prepared replay: what it runs, checked and compiled. */

@@ -55,8 +55,8 @@ public class TelemetryWriter {
 
     @Inject
     TelemetryWriter(TransactionOperations<Connection> tx, WriterLock writerLock, TelemetrySettings settings,
-                    BackgroundPriority background) {
-        this(tx, writerLock, settings.queueReports(), null, background);
+                    @io.micronaut.context.annotation.Value("${gpupool.telemetry.nice:10}") int nice) {
+        this(tx, writerLock, settings.queueReports(), null, BackgroundPriority.of(nice));
     }
 
     /** With {@code sink} instead of the database (the back-pressure tests hold it). */

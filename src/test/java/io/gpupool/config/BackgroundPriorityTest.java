@@ -94,6 +94,14 @@ class BackgroundPriorityTest {
     }
 
     @Test
+    void niceValuesOutsideZeroToNineteenAreRefused() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> BackgroundPriority.of(-1))
+                .isInstanceOf(IllegalArgumentException.class);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> BackgroundPriority.of(20))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void aThreadsNiceValueIsReadFromItsStatLineEvenWhenItsNameHoldsSpacesAndParentheses() throws Exception {
         assumeTrue(BackgroundPriority.currentKernelThreadId().isPresent(), "needs Linux /proc");
         String name = Thread.currentThread().getName();
