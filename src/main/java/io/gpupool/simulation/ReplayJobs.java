@@ -2,6 +2,8 @@ package io.gpupool.simulation;
 
 import io.gpupool.accounting.AccountingSettings;
 import io.gpupool.accounting.PriceBook;
+import io.gpupool.config.BackgroundPriority;
+import io.gpupool.config.CpuBudget;
 import io.gpupool.fleet.FleetImporter;
 import io.gpupool.governance.ActivePolicy;
 import io.gpupool.governance.PolicyLifecycle;
@@ -36,7 +38,9 @@ import java.util.concurrent.Future;
  * Policy replays as asynchronous jobs: every input is read and checked, and every policy compiled,
  * when the job is asked for (a bad one is refused then, with its file, line and field); the runs
  * themselves go one at a time on {@code gpupool.replay.threads} threads (default 1) at the lowest
- * thread priority, so the lease path keeps the cores. Jobs and their files are kept in memory, the
+ * OS priority ({@link BackgroundPriority}), and while the rest of the machine is busy each holds
+ * itself to {@code gpupool.replay.cpu-share} of a core ({@link CpuBudget}), so the lease path keeps
+ * the cores. Jobs and their files are kept in memory, the
  * newest {@code gpupool.replay.keep} (default 20); a restart forgets them.
  */
 @Singleton
@@ -55,6 +59,8 @@ public class ReplayJobs {
     private final Clock clock;
     private final SimulatedScheduler.Settings serviceSettings;
     private final int keep;
+    private final double cpuShare;
+    private final double machineBusy;
     private final ExecutorService runner;
     private final Map<String, Entry> jobs = new ConcurrentHashMap<>();
 
@@ -67,7 +73,10 @@ public class ReplayJobs {
                @Value("${gpupool.preemption.widen-every:30s}") Duration widenEvery,
                @Value("${gpupool.preemption.pass-budget:250ms}") Duration passBudget,
                @Value("${gpupool.replay.threads:1}") int threads,
-               @Value("${gpupool.replay.keep:20}") int keep) {
+               @Value("${gpupool.replay.keep:20}") int keep,
+               @Value("${gpupool.replay.cpu-share:0.1}") double cpuShare,
+               @Value("${gpupool.replay.machine-busy:0.25}") double machineBusy,
+               @Value("${gpupool.replay.nice:19}") int nice) {
         this.history = history;
         this.priceBook = priceBook;
         this.accounting = accounting;
@@ -78,12 +87,11 @@ public class ReplayJobs {
         this.clock = clock;
         this.serviceSettings = new SimulatedScheduler.Settings(grace, sweepEvery, passEvery, candidateNodes, widenEvery, passBudget);
         this.keep = keep;
-        this.runner = Executors.newFixedThreadPool(Math.max(1, threads), r -> {
-            Thread t = new Thread(r, "gpupool-replay");
-            t.setDaemon(true);
-            t.setPriority(Thread.MIN_PRIORITY);
-            return t;
-        });
+        CpuBudget.of(cpuShare, machineBusy); // checks both settings at start
+        this.cpuShare = cpuShare;
+        this.machineBusy = machineBusy;
+        // Thread.setPriority does nothing on Linux: the runners lower their OS priority themselves
+        this.runner = Executors.newFixedThreadPool(Math.max(1, threads), BackgroundPriority.of(nice).factory("gpupool-replay"));
     }
 
     /** A prepared replay: what it runs, checked and compiled. */
@@ -223,12 +231,13 @@ public class ReplayJobs {
         }
         e.state = ReplayJob.State.RUNNING;
         Prepared p = e.prepared;
+        CpuBudget budget = CpuBudget.of(cpuShare, machineBusy);
         try {
             PolicyReplay.Result result = PolicyReplay.run(new Simulation(engine, p.settings(), p.sampleEvery()), p.fleet(),
                     p.workload(), p.candidates(), (run, runs, label, done) -> {
                         e.progress = (run + done) / runs;
                         e.running = label;
-                    }, () -> e.cancelled);
+                    }, () -> paced(budget) || e.cancelled);
             Map<String, byte[]> files = ReplayOutput.files(result, p.pricing());
             e.summary = ReplayReport.summary(result, p.pricing());
             e.files = files; // published last: a job is DONE with all its files or none
@@ -239,6 +248,17 @@ public class ReplayJobs {
         } catch (RuntimeException | OutOfMemoryError x) {
             LOG.error("Replay job {} failed", e.id, x);
             e.finish(ReplayJob.State.FAILED, "The replay failed midway and kept nothing: " + x, clock.instant());
+        }
+    }
+
+    /** Holds the job to its CPU share while the machine is busy; true (stop) when its thread is interrupted. */
+    private static boolean paced(CpuBudget budget) {
+        try {
+            budget.pace();
+            return false;
+        } catch (InterruptedException x) {
+            Thread.currentThread().interrupt();
+            return true;
         }
     }
 

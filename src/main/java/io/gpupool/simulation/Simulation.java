@@ -38,7 +38,7 @@ import java.util.function.BooleanSupplier;
 public final class Simulation {
     /** The live scheduler wakes this long after a grace deadline ({@code LifecycleScheduler}). */
     private static final Duration DEADLINE_SLACK = Duration.ofMillis(20);
-    /** How often cancellation is checked and progress reported, in events. */
+    /** How often progress is reported, in events (cancellation is asked after every event). */
     private static final int CHECK_EVERY = 2_000;
 
     /** Told of the simulated instant reached, and of the share of the window done (0..1). */
@@ -145,10 +145,10 @@ public final class Simulation {
             while (!events.isEmpty() && !events.peek().at.isAfter(workload.to())) {
                 Event e = events.poll();
                 handle(e);
+                if (cancelled.getAsBoolean()) { // every event: a replay job paces itself here (ReplayJobs)
+                    throw new CancellationException("Replay of " + label + " cancelled at " + e.at);
+                }
                 if (++handled % CHECK_EVERY == 0) {
-                    if (cancelled.getAsBoolean()) {
-                        throw new CancellationException("Replay of " + label + " cancelled at " + e.at);
-                    }
                     progress.at(e.at, Math.min(1, Duration.between(workload.from(), e.at).toMillis() / (double) window));
                 }
             }

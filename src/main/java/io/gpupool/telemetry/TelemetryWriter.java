@@ -1,5 +1,6 @@
 package io.gpupool.telemetry;
 
+import io.gpupool.config.BackgroundPriority;
 import io.gpupool.domain.inventory.NodeAgent;
 import io.gpupool.store.WriterLock;
 import io.micronaut.transaction.TransactionOperations;
@@ -53,23 +54,24 @@ public class TelemetryWriter {
     private final Consumer<List<Pending>> sink;
 
     @Inject
-    TelemetryWriter(TransactionOperations<Connection> tx, WriterLock writerLock, TelemetrySettings settings) {
-        this(tx, writerLock, settings.queueReports(), null);
+    TelemetryWriter(TransactionOperations<Connection> tx, WriterLock writerLock, TelemetrySettings settings,
+                    @io.micronaut.context.annotation.Value("${gpupool.telemetry.nice:10}") int nice) {
+        this(tx, writerLock, settings.queueReports(), null, BackgroundPriority.of(nice));
     }
 
     /** With {@code sink} instead of the database (the back-pressure tests hold it). */
     TelemetryWriter(int queueReports, Consumer<List<Pending>> sink) {
-        this(null, null, queueReports, sink);
+        this(null, null, queueReports, sink, BackgroundPriority.of(0));
     }
 
     private TelemetryWriter(TransactionOperations<Connection> tx, WriterLock writerLock, int queueReports,
-                            Consumer<List<Pending>> sink) {
+                            Consumer<List<Pending>> sink, BackgroundPriority background) {
         this.tx = tx;
         this.writerLock = writerLock;
         this.sink = sink != null ? sink : this::write;
         this.queue = new ArrayBlockingQueue<>(queueReports);
-        this.thread = new Thread(this::run, "telemetry-writer");
-        thread.setDaemon(true);
+        // at the background priority: the lease path's threads come first when the cores are busy
+        this.thread = background.factory("telemetry-writer").newThread(this::run);
         thread.start();
     }
 

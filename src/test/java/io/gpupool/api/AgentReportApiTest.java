@@ -132,6 +132,25 @@ class AgentReportApiTest {
     }
 
     @Test
+    void reportsAndTheirTelemetryAreHandledOnThreadsAtALowerOsPriority() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.gpupool.testing.OsThreads.reniceable(), "needs Linux /proc and renice");
+        String token = AgentReports.agentToken(api, "agent-lane", "ws-lane");
+        NodeReport first = report("ws-lane", "dual-a5000-xml");
+        assertThat(AgentReports.post(api, first, token).status()).isEqualTo(200);
+
+        assertThat(AgentReports.post(api, next(first), token).body().get("applied").asBoolean()).isTrue(); // routine
+
+        // the lane's threads live on after their report (cached pool; the writer's one thread)
+        // gpupool.telemetry.nice, 10 by default (a build run under nice 15 leaves its threads at 15)
+        int expected = Math.max(10, io.gpupool.config.BackgroundPriority.niceOf(
+                io.gpupool.config.BackgroundPriority.currentKernelThreadId().orElseThrow()).orElse(0));
+        assertThat(io.gpupool.testing.OsThreads.niceOfThreadsNamed("agent-report-")).isNotEmpty().allSatisfy((t, nice) ->
+                assertThat(nice).as(t).isEqualTo(expected));
+        // the service's writer (writers of unit tests in the same JVM keep their starter's value)
+        assertThat(io.gpupool.testing.OsThreads.niceOfThreadsNamed("telemetry-write")).containsValue(expected);
+    }
+
+    @Test
     void theSameReportPostedTwiceIsAppliedOnce() {
         String token = AgentReports.agentToken(api, "agent-twice", "ws-twice");
         NodeReport r = report("ws-twice", "dual-a5000-xml");

@@ -134,10 +134,11 @@ class PackageRulesTest {
                 .whereLayer("audit").mayOnlyAccessLayers("domain", "store")
                 .whereLayer("auth").mayOnlyAccessLayers("domain", "problem", "snapshot", "store")
                 .whereLayer("governance").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "policy")
-                .whereLayer("telemetry").mayOnlyAccessLayers("domain", "store")
+                // config: background work lowers its OS priority through config.BackgroundPriority
+                .whereLayer("telemetry").mayOnlyAccessLayers("domain", "store", "config")
                 .whereLayer("inventory").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "telemetry")
                 .whereLayer("nodereport").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "auth",
-                        "agent", "telemetry", "inventory")
+                        "agent", "telemetry", "inventory", "config")
                 .whereLayer("clustersync").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "agent",
                         "nodereport")
                 .whereLayer("prometheus").mayOnlyAccessLayers("domain", "snapshot", "store", "agent", "telemetry")
@@ -149,7 +150,7 @@ class PackageRulesTest {
                         "allocator", "audit", "auth", "governance", "lease", "telemetry")
                 .whereLayer("replay").mayOnlyAccessLayers("domain", "snapshot", "allocator")
                 .whereLayer("simulation").mayOnlyAccessLayers("domain", "problem", "snapshot", "catalog", "store", "policy",
-                        "allocator", "audit", "governance", "fleet", "request", "replay", "accounting")
+                        "allocator", "audit", "governance", "fleet", "request", "replay", "accounting", "config")
                 .whereLayer("metrics").mayOnlyAccessLayers("domain", "snapshot", "store", "governance", "tenancy", "lease",
                         "request", "telemetry")
                 .whereLayer("webhook").mayOnlyAccessLayers("domain", "problem", "snapshot", "store", "auth")

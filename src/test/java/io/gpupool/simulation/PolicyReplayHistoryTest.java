@@ -151,6 +151,10 @@ class PolicyReplayHistoryTest {
                 + "/files/summary.csv").bearerAuth(viewer), String.class);
         assertThat(csv).startsWith("policy,metric,group,value,delta_vs_active").contains("v1,requests,all,6,0");
         assertThat(api.get("/api/v1/policies/replay/" + id + "/files/nope.csv", viewer).status()).isEqualTo(404);
+        if (io.gpupool.testing.OsThreads.reniceable()) { // the job ran beside the lease path, at the lowest OS priority
+            assertThat(io.gpupool.testing.OsThreads.niceOfThreadsNamed("gpupool-replay")).isNotEmpty()
+                    .allSatisfy((thread, nice) -> assertThat(nice).as(thread).isEqualTo(19));
+        }
     }
 
     @Test

@@ -73,14 +73,14 @@ public final class ReportBenchmark {
             Object[] answers = new Object[2];
             for (String report : List.of("usage", "cost")) {
                 answers[report.equals("usage") ? 0 : 1] = time("rollups", report, runs, report.equals("usage")
-                        ? () -> usage.usage(window, dims, admin) : () -> cost.cost(window, dims, admin));
+                        ? () -> usage.usage(window, dims, admin) : () -> cost.cost(window, dims, admin), plain);
             }
             if (rawRuns > 0) {
                 UsageReports raw = usage.overRawLedger();
                 CostReports rawCost = cost.over(raw);
                 for (String report : List.of("usage", "cost")) {
                     Object answer = time("raw ledger", report, rawRuns, report.equals("usage")
-                            ? () -> raw.usage(window, dims, admin) : () -> rawCost.cost(window, dims, admin));
+                            ? () -> raw.usage(window, dims, admin) : () -> rawCost.cost(window, dims, admin), plain);
                     System.out.printf("%s report: raw ledger and rollups agree: %b%n", report,
                             answer.equals(answers[report.equals("usage") ? 0 : 1]));
                 }
@@ -96,25 +96,87 @@ public final class ReportBenchmark {
         }
     }
 
-    /** Times {@code report} {@code runs} times after two unmeasured runs; prints and returns the last answer. */
-    static Object time(String source, String report, int runs, java.util.function.Supplier<Object> run) {
+    /**
+     * Times {@code report} {@code runs} times after two unmeasured runs; prints and returns the last
+     * answer. Besides wall time, the CPU the report used: this thread's (the Java side; with embedded H2
+     * the database's too) and, on PostgreSQL, that of the server processes serving this database, read
+     * from /proc — figures a busy machine inflates far less than wall time.
+     */
+    static Object time(String source, String report, int runs, java.util.function.Supplier<Object> run,
+                       DataSource plain) throws Exception {
         List<Double> ms = new ArrayList<>();
+        List<Double> javaCpu = new ArrayList<>();
+        List<Double> dbCpu = new ArrayList<>();
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
         Object answer = null;
         for (int i = 0; i < runs + 2; i++) {
+            double db0 = serverCpuMs(plain);
+            long cpu0 = threads.getCurrentThreadCpuTime();
             long s = System.nanoTime();
             answer = run.get();
             double took = (System.nanoTime() - s) / 1e6;
+            double cpu = (threads.getCurrentThreadCpuTime() - cpu0) / 1e6;
+            double db = serverCpuMs(plain) - db0;
             if (i >= 2) {
                 ms.add(took); // the first two warm the JIT and the database's caches
+                javaCpu.add(cpu);
+                dbCpu.add(db);
             }
         }
         int size = answer instanceof UsageReport u ? u.rows().size()
                 : ((io.gpupool.accounting.CostReport) answer).rows().size();
-        double[] sorted = ms.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-        System.out.printf("%s report from the %s, 30 days by day, tenant x model: %d rows; %d runs: min %.0f ms,"
-                + " median %.0f ms, max %.0f ms%n", report, source, size, runs, sorted[0], sorted[sorted.length / 2],
-                sorted[sorted.length - 1]);
+        System.out.printf("%s report from the %s, 30 days by day, tenant x model: %d rows; %d runs: wall min %.0f ms,"
+                + " median %.0f ms, max %.0f ms; CPU median: this thread %.0f ms, database server %.0f ms; load %s%n",
+                report, source, size, runs, min(ms), median(ms), max(ms), median(javaCpu), median(dbCpu), loadAverage());
         return answer;
+    }
+
+    private static double median(List<Double> xs) {
+        return xs.stream().mapToDouble(Double::doubleValue).sorted().toArray()[xs.size() / 2];
+    }
+
+    private static double min(List<Double> xs) {
+        return xs.stream().mapToDouble(Double::doubleValue).min().orElse(0);
+    }
+
+    private static double max(List<Double> xs) {
+        return xs.stream().mapToDouble(Double::doubleValue).max().orElse(0);
+    }
+
+    static String loadAverage() {
+        try {
+            String[] f = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).split(" ");
+            return f[0] + " " + f[1] + " " + f[2];
+        } catch (Exception e) {
+            return "unknown";
+        }
+    }
+
+    /** CPU milliseconds (user + system) of the PostgreSQL processes serving this database so far; 0 elsewhere. */
+    static double serverCpuMs(DataSource dataSource) throws Exception {
+        List<Long> pids = new ArrayList<>();
+        try (Connection c = dataSource.getConnection()) {
+            if (!c.getMetaData().getDatabaseProductName().equals("PostgreSQL")) {
+                return 0;
+            }
+            try (Statement st = c.createStatement(); java.sql.ResultSet rs = st.executeQuery(
+                    "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")) {
+                while (rs.next()) {
+                    pids.add(rs.getLong(1));
+                }
+            }
+        }
+        long ticks = 0;
+        for (long pid : pids) {
+            try {
+                String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/" + pid + "/stat"));
+                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime: fields 14 and 15
+            } catch (Exception e) {
+                // another host's or an ended process
+            }
+        }
+        return ticks * 10.0; // USER_HZ = 100 on Linux
     }
 
     /** The synthetic ledger: every card's capacity from before the window, then each lease's open and close entries. */
@@ -133,9 +195,9 @@ public final class ReportBenchmark {
                     rows++;
                 }
                 s.executeBatch();
-                if (c.getMetaData().getDatabaseProductName().equals("PostgreSQL")) {
+                if (!Boolean.getBoolean("bench.rowByRow")) {
                     rows += leasesOnServer(c, gpus, leases);
-                    leases = 0; // written by the server in one statement; row by row over loopback took ~20 min
+                    leases = 0; // written by the database itself; row by row took ~20 min (PostgreSQL), 635 s (H2)
                 }
                 int[] sizes = {1, 1, 1, 1, 1, 1, 1, 2, 2, 4, 8};
                 String[] kinds = {"TRAINING", "INFERENCE", "EXPERIMENT", "DEV"};
@@ -185,30 +247,32 @@ public final class ReportBenchmark {
     }
 
     /**
-     * The same shape of leases generated by PostgreSQL itself (deterministic in the lease number: 1, 2,
-     * 4 or 8 cards, starts spread over the 30 days, 5 minutes to 4 hours, 50 tenants, 4 kinds, one in
-     * ten borrowed).
+     * The same shape of leases generated by the database itself, in SQL both PostgreSQL and H2 run
+     * (deterministic in the lease number: 1, 2, 4 or 8 cards, starts spread over the 30 days, 5 minutes
+     * to 4 hours, 50 tenants, 4 kinds, one in ten borrowed): each card's start, then each card's end
+     * where it falls inside the window.
      */
     static long leasesOnServer(Connection c, int gpus, int leases) throws Exception {
         long s = START.toEpochMilli();
         long w = Duration.ofDays(30).toMillis();
-        String sql = "INSERT INTO ledger_entry (at_ms, subject, delta_milli, device_id, model, pool_id, lease_id,"
-                + " tenant_id, kind, priority_class, funding, lender_id, state)"
-                + " SELECT e.at_ms, 'LEASE', e.delta, 'gpu-' || e.g,"
-                + " (ARRAY['H100-SXM-80G','A100-SXM4-80GB','L40S-48G','H200-SXM-141G','T4-16G'])[(1 + e.g % 5)::int],"
-                + " 'pool-' || (e.g % 4), 'lease-' || e.n, 'team-' || ((e.n::bigint * 31) % 50),"
-                + " (ARRAY['TRAINING','INFERENCE','EXPERIMENT','DEV'])[1 + e.n % 4], NULL,"
-                + " CASE WHEN e.n % 10 = 0 THEN 'BORROWED' ELSE 'GUARANTEE' END, NULL, e.state"
-                + " FROM (SELECT l.n, (l.first + k) % " + gpus + " AS g, x.at_ms, x.delta, x.state FROM"
-                + " (SELECT n, (n::bigint * 7919) % " + gpus + " AS first,"
-                + " CASE n % 11 WHEN 7 THEN 2 WHEN 8 THEN 2 WHEN 9 THEN 4 WHEN 10 THEN 8 ELSE 1 END AS cards,"
-                + " " + s + " + (n::bigint * 2654435761) % " + w + " AS st,"
-                + " 300000 + (n::bigint * 40503) % 14100000 AS dur FROM generate_series(0, " + (leases - 1) + ") n) l"
-                + " CROSS JOIN LATERAL generate_series(0, l.cards - 1) k"
-                + " CROSS JOIN LATERAL (VALUES (l.st, 1000, 'ACTIVE'), (l.st + l.dur, -1000, 'RELEASED'))"
-                + " x(at_ms, delta, state) WHERE x.delta > 0 OR l.st + l.dur < " + (s + w) + ") e";
-        try (Statement insert = c.createStatement()) {
-            long rows = insert.executeUpdate(sql);
+        String lease = "(SELECT n.v AS n, MOD(CAST(n.v AS BIGINT) * 7919, " + gpus + ") AS first,"
+                + " CASE MOD(n.v, 11) WHEN 7 THEN 2 WHEN 8 THEN 2 WHEN 9 THEN 4 WHEN 10 THEN 8 ELSE 1 END AS cards,"
+                + " " + s + " + MOD(CAST(n.v AS BIGINT) * 2654435761, " + w + ") AS st,"
+                + " 300000 + MOD(CAST(n.v AS BIGINT) * 40503, 14100000) AS dur FROM generate_series(0, " + (leases - 1)
+                + ") AS n(v)) l JOIN generate_series(0, 7) AS k(v) ON k.v < l.cards";
+        String card = "MOD(l.first + k.v, " + gpus + ")";
+        String columns = "'LEASE', 'gpu-' || CAST(" + card + " AS VARCHAR(16)), CASE MOD(" + card + ", 5)"
+                + " WHEN 0 THEN 'H100-SXM-80G' WHEN 1 THEN 'A100-SXM4-80GB' WHEN 2 THEN 'L40S-48G' WHEN 3 THEN 'H200-SXM-141G'"
+                + " ELSE 'T4-16G' END, 'pool-' || CAST(MOD(" + card + ", 4) AS VARCHAR(4)), 'lease-' || CAST(l.n AS VARCHAR(16)),"
+                + " 'team-' || CAST(MOD(CAST(l.n AS BIGINT) * 31, 50) AS VARCHAR(4)), CASE MOD(l.n, 4) WHEN 0 THEN 'TRAINING'"
+                + " WHEN 1 THEN 'INFERENCE' WHEN 2 THEN 'EXPERIMENT' ELSE 'DEV' END, NULL,"
+                + " CASE WHEN MOD(l.n, 10) = 0 THEN 'BORROWED' ELSE 'GUARANTEE' END, NULL";
+        String insert = "INSERT INTO ledger_entry (at_ms, delta_milli, state, subject, device_id, model, pool_id, lease_id,"
+                + " tenant_id, kind, priority_class, funding, lender_id)";
+        try (Statement st = c.createStatement()) {
+            long rows = st.executeUpdate(insert + " SELECT l.st, 1000, 'ACTIVE', " + columns + " FROM " + lease);
+            rows += st.executeUpdate(insert + " SELECT l.st + l.dur, -1000, 'RELEASED', " + columns + " FROM " + lease
+                    + " WHERE l.st + l.dur < " + (s + w));
             c.commit();
             return rows;
         }
