@@ -85,7 +85,7 @@ public class CostReports {
     }
 
     private CostReport cost(ReportWindow window, List<Dimension> dims, Set<String> tenants, PoolSnapshot model) {
-        return usage.inOneRead(() -> new CostPricing(book.prices(), settings.idlePayer()).cost(window, dims, tenants, model, usage));
+        return new CostPricing(book.prices(), settings.idlePayer()).cost(window, dims, tenants, model, usage);
     }
 
     static BigDecimal money(BigDecimal amount) {

@@ -37,17 +37,15 @@ public class UsageReports implements GpuTimeSource {
     private final Clock clock;
     private final AccountingSettings settings;
     private final LedgerRollups rollups;
-    private final LedgerRollupStore reads;
 
     @jakarta.inject.Inject
     UsageReports(LedgerStore ledger, LedgerRollupStore rolledUp, WorkingSet workingSet, Clock clock,
                  AccountingSettings settings, LedgerRollups rollups) {
-        this(LedgerTime.rolledUp(rolledUp, ledger), ledger, workingSet, clock, settings, rollups, rolledUp);
+        this(LedgerTime.rolledUp(rolledUp, ledger), ledger, workingSet, clock, settings, rollups);
     }
 
     private UsageReports(LedgerTime ledger, LedgerStore raw, WorkingSet workingSet, Clock clock,
-                         AccountingSettings settings, LedgerRollups rollups, LedgerRollupStore reads) {
-        this.reads = reads;
+                         AccountingSettings settings, LedgerRollups rollups) {
         this.ledger = ledger;
         this.raw = raw;
         this.workingSet = workingSet;
@@ -61,7 +59,7 @@ public class UsageReports implements GpuTimeSource {
      * rollup-backed answers are compared with (tests, {@code ReportBenchmark}).
      */
     public UsageReports overRawLedger() {
-        return new UsageReports(LedgerTime.raw(raw), raw, workingSet, clock, settings, rollups, reads);
+        return new UsageReports(LedgerTime.raw(raw), raw, workingSet, clock, settings, rollups);
     }
 
     /**
@@ -75,15 +73,6 @@ public class UsageReports implements GpuTimeSource {
     }
 
     public UsageReport usage(ReportWindow window, List<Dimension> dims, Caller caller) {
-        return inOneRead(() -> usageNow(window, dims, caller));
-    }
-
-    /** {@code report}'s reads of the ledger in one read transaction ({@link LedgerRollupStore#inOneRead}). */
-    <T> T inOneRead(java.util.function.Supplier<T> report) {
-        return reads.inOneRead(report);
-    }
-
-    private UsageReport usageNow(ReportWindow window, List<Dimension> dims, Caller caller) {
         PoolSnapshot model = workingSet.current();
         Set<String> tenants = scope(caller, model);
         Map<List<String>, long[]> time = byDimensions(leaseTime(window, columns(dims), tenants), columns(dims), dims,

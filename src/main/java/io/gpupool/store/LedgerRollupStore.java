@@ -194,42 +194,11 @@ public class LedgerRollupStore {
         T read(ResultSet rs) throws SQLException;
     }
 
-    /**
-     * Runs {@code report} — any number of this store's and {@link LedgerStore}'s reads — in ONE read
-     * transaction on one connection, the cursor read once at its start: a report is then a handful
-     * of round trips instead of three per statement (connection, cursor, statement, commit), which is
-     * what its time went to on a busy machine, where every round trip waits for the CPU twice
-     * (docs/performance.md, "Report latency"). The answers are the same: the cursor read first is a
-     * lower bound for every statement, as below.
-     */
-    public <T> T inOneRead(java.util.function.Supplier<T> report) {
-        if (CURSOR_READ.get() != null) {
-            return report.get(); // already inside one
-        }
-        return tx.executeRead(status -> {
-            CURSOR_READ.set(readCursor(status.getConnection()));
-            try {
-                return report.get();
-            } finally {
-                CURSOR_READ.remove();
-            }
-        });
-    }
-
-    /** The cursor read at the start of the report's transaction ({@link #inOneRead}), else null. */
-    private static final ThreadLocal<Long> CURSOR_READ = new ThreadLocal<>();
-
-    private static long readCursor(Connection c) {
-        List<Long> cursor = query(c, new Sql().add("SELECT last_entry_id FROM ledger_rollup_cursor WHERE id = 1"),
-                rs -> rs.getLong(1));
-        return cursor.isEmpty() ? 0 : cursor.get(0);
-    }
-
     <T> List<T> query(Sql sql, RowReader<T> reader) {
         return tx.executeRead(status -> {
             Connection c = status.getConnection();
-            Long known = CURSOR_READ.get();
-            List<Long> cursor = List.of(known != null ? known : readCursor(c));
+            List<Long> cursor = query(c, new Sql().add("SELECT last_entry_id FROM ledger_rollup_cursor WHERE id = 1"),
+                    rs -> rs.getLong(1));
             // The cursor read just now is a lower bound of the one the statement reads (it only moves
             // on): as a literal it lets the planner see how few entries lie after it and use the id
             // index; the statement's own subquery still decides exactly which entries are the tail.
