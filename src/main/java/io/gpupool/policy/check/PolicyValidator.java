@@ -73,20 +73,9 @@ public final class PolicyValidator {
         return fresh;
     }
 
+    /** The set's content hash (the one versions are stored under) and the limits its tests ran under. */
     private String passKey(RuleSet ruleSet) {
-        try {
-            java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
-            sha.update(runner.engine().limits().toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            new java.util.TreeMap<>(ruleSet.files()).forEach((path, text) -> {
-                sha.update((byte) 0);
-                sha.update(path.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-                sha.update((byte) 0);
-                sha.update(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            });
-            return java.util.HexFormat.of().formatHex(sha.digest());
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return runner.engine().limits() + "|" + io.gpupool.policy.ruleset.RuleSetHash.sha256(ruleSet);
     }
 
     private ValidationReport validateAnew(RuleSet ruleSet) {
