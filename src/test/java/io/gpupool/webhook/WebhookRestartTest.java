@@ -80,7 +80,7 @@ class WebhookRestartTest {
 
         try (WebhookReceiver receiver = new WebhookReceiver(URI.create(url).getPort());
              ApplicationContext ctx = ApplicationContext.run(service(dir, false, true), "test")) {
-            assertThat(receiver.await(1, WITHIN)).hasSize(1);
+            assertThat(receiver.awaitDeliveries(1, WITHIN)).hasSize(1);
             DeliveryView delivery = awaitState(ctx.getBean(Webhooks.class), hook, "DELIVERED");
 
             List<DeliveryView.Attempt> attempts = delivery.attemptLog();
