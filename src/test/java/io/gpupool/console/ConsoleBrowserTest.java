@@ -356,6 +356,9 @@ class ConsoleBrowserTest {
         assertThat(sums.get(1).doubleValue()).as("effective never exceeds allocated").isLessThanOrEqualTo(sums.get(0).doubleValue());
         assertThat(browser.all(By.cssSelector("#report-utilisation button"))).extracting(e -> e.getText())
                 .containsExactly("Download CSV");
+        browser.script("document.getElementById('report-utilisation').scrollIntoView()");
+        browser.settle();
+        browser.screenshot("reports-utilisation");
     }
 
     /** Per operating chart drawn: labels, its series' names, how many bars it holds, and how many series. */
