@@ -10,6 +10,9 @@ import io.gpupool.lease.LeaseService;
 import io.gpupool.policy.engine.CompiledPolicy;
 import io.gpupool.policy.engine.Evaluation;
 import io.gpupool.policy.engine.PolicyEngine;
+import io.gpupool.policy.engine.ReclaimRules;
+import io.gpupool.policy.fact.SnapshotFacts;
+import io.gpupool.policy.fact.UsageWindow;
 import io.gpupool.request.AllocationService;
 import io.gpupool.request.decision.Outcome;
 import io.gpupool.request.decision.PolicyPipeline;
@@ -69,6 +72,8 @@ public final class SimulatedScheduler {
     /** When that quiet pass ran. */
     private Instant quietAt;
     private final Counts counts = new Counts();
+    /** The policy's rules that can order a reclaim: a sweep none of them can fire in is not evaluated. */
+    private final ReclaimRules reclaimRules;
 
     public SimulatedScheduler(PolicyEngine engine, CompiledPolicy policy, Settings settings, PoolSnapshot start,
                               DecisionSink sink) {
@@ -87,6 +92,7 @@ public final class SimulatedScheduler {
         this.policy = policy;
         this.settings = settings;
         this.skipUnchanged = skipUnchanged;
+        this.reclaimRules = ReclaimRules.of(policy, engine.limits());
         this.pipeline = new PolicyPipeline(engine, ActivePolicy.holding(policy), settings.grace(),
                 settings.candidateNodes(), settings.widenEvery());
         // In order, never one a lease of the start already has: equal victims are told apart by id,
@@ -195,8 +201,13 @@ public final class SimulatedScheduler {
             if (skipUnchanged && !anyActiveLease()) {
                 counts.sweepsSkipped++; // the sweep acts on ACTIVE leases only: with none, its plan changes nothing
             } else {
-                counts.sweeps++;
-                sweep(samples, at);
+                SnapshotFacts facts = SnapshotFacts.of(model.current(), at, samples, UsageWindow.DEFAULT);
+                if (skipUnchanged && reclaimRules.cannotFire(facts)) {
+                    counts.sweepsSkipped++; // no rule that can reclaim can fire on these facts: its plan is empty
+                } else {
+                    counts.sweeps++;
+                    LifecycleScheduler.sweep(at(at), engine, policy, facts, settings.grace(), at);
+                }
             }
             lastSweep = at;
         }
