@@ -11,6 +11,7 @@ import io.gpupool.policy.engine.CompiledPolicy;
 import io.gpupool.policy.engine.Evaluation;
 import io.gpupool.policy.engine.PolicyEngine;
 import io.gpupool.policy.engine.ReclaimRules;
+import io.gpupool.policy.fact.FactsTracker;
 import io.gpupool.policy.fact.SnapshotFacts;
 import io.gpupool.policy.fact.UsageWindow;
 import io.gpupool.request.AllocationService;
@@ -74,6 +75,8 @@ public final class SimulatedScheduler {
     private final Counts counts = new Counts();
     /** The policy's rules that can order a reclaim: a sweep none of them can fire in is not evaluated. */
     private final ReclaimRules reclaimRules;
+    /** The facts of each sweep's model, kept up to date by what changed since the last sweep. */
+    private final FactsTracker sweepFacts = new FactsTracker();
 
     public SimulatedScheduler(PolicyEngine engine, CompiledPolicy policy, Settings settings, PoolSnapshot start,
                               DecisionSink sink) {
@@ -201,12 +204,11 @@ public final class SimulatedScheduler {
             if (skipUnchanged && !anyActiveLease()) {
                 counts.sweepsSkipped++; // the sweep acts on ACTIVE leases only: with none, its plan changes nothing
             } else {
-                SnapshotFacts facts = SnapshotFacts.of(model.current(), at, samples, UsageWindow.DEFAULT);
-                if (skipUnchanged && reclaimRules.cannotFire(facts)) {
+                if (skipUnchanged && reclaimRules.cannotFire(sweepFacts.of(model.current()).at(at, samples, UsageWindow.DEFAULT))) {
                     counts.sweepsSkipped++; // no rule that can reclaim can fire on these facts: its plan is empty
                 } else {
                     counts.sweeps++;
-                    LifecycleScheduler.sweep(at(at), engine, policy, facts, settings.grace(), at);
+                    sweep(samples, at); // derived afresh, as the live sweep derives them
                 }
             }
             lastSweep = at;
