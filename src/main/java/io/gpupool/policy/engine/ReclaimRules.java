@@ -91,7 +91,10 @@ public final class ReclaimRules {
                 if (!(rule instanceof RuleImpl impl)) {
                     return new ReclaimRules(List.of(), false, limits);
                 }
-                Consequence consequence = consequence(impl, classes);
+                if (impl.isQuery()) {
+                    continue; // a query has no consequence: it decides nothing
+                }
+                Consequence consequence = consequence(impl, policy.generatedClasses(), classes);
                 if (consequence.mayInsert()) {
                     provable = false; // a fact the sweep did not insert may appear: the input facts prove nothing
                 }
@@ -212,10 +215,11 @@ public final class ReclaimRules {
 
     /**
      * Reads the consequence's code: the executable model's consequence is a generated class whose
-     * methods, and the rule set's generated methods they call or refer to by lambda, are searched for
-     * a call to {@link Decisions#reclaim}. A consequence given the {@code drools} handle may insert.
+     * methods, and the methods of the rule set's generated classes ({@code generated}: the build's
+     * classes the sandbox verified) they call or refer to by lambda, are searched for a call to
+     * {@link Decisions#reclaim}. A consequence given the {@code drools} handle may insert.
      */
-    private static Consequence consequence(RuleImpl rule, Map<String, ClassNode> classes) {
+    private static Consequence consequence(RuleImpl rule, Set<String> generated, Map<String, ClassNode> classes) {
         try {
             Object lambdaConsequence = rule.getConsequence();
             Field field = lambdaConsequence.getClass().getDeclaredField("consequence");
@@ -253,7 +257,7 @@ public final class ReclaimRules {
                         return new Consequence(true, model.isUsingDrools());
                     }
                     String callOwner = call.substring(0, call.indexOf('.'));
-                    if (ClassNode.generated(callOwner, loader, classes)) {
+                    if (generated.contains(callOwner)) {
                         pending.add(call);
                         if (call.startsWith(callOwner + ".<init>(")) {
                             // an object of the rule set's own handed to other code: any of its methods may run
@@ -277,16 +281,6 @@ public final class ReclaimRules {
         static ClassNode read(String internalName, ClassLoader loader, Map<String, ClassNode> cache) {
             ClassNode node = cache.computeIfAbsent(internalName, n -> parse(n, loader));
             return node == MISSING ? null : node;
-        }
-
-        /** Whether {@code internalName} is a class of the rule set's own build (not the JDK's, Drools' or ours). */
-        static boolean generated(String internalName, ClassLoader loader, Map<String, ClassNode> cache) {
-            if (internalName.startsWith("java/") || internalName.startsWith("org/drools/")
-                    || internalName.startsWith("org/kie/") || internalName.startsWith("io/gpupool/policy/")
-                    || internalName.startsWith("io/gpupool/domain/")) {
-                return false;
-            }
-            return read(internalName, loader, cache) != null;
         }
 
         private static ClassNode parse(String internalName, ClassLoader loader) {
