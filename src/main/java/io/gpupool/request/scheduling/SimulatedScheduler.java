@@ -12,7 +12,6 @@ import io.gpupool.policy.engine.Evaluation;
 import io.gpupool.policy.engine.PolicyEngine;
 import io.gpupool.policy.engine.ReclaimRules;
 import io.gpupool.policy.fact.FactsTracker;
-import io.gpupool.policy.fact.SnapshotFacts;
 import io.gpupool.policy.fact.UsageWindow;
 import io.gpupool.request.AllocationService;
 import io.gpupool.request.decision.Outcome;
@@ -203,13 +202,12 @@ public final class SimulatedScheduler {
             Collection<UsageSample> samples = usage.get(); // the holders' heartbeats are stated either way
             if (skipUnchanged && !anyActiveLease()) {
                 counts.sweepsSkipped++; // the sweep acts on ACTIVE leases only: with none, its plan changes nothing
+            } else if (skipUnchanged
+                    && reclaimRules.cannotFire(sweepFacts.of(model.current()).at(at, samples, UsageWindow.DEFAULT))) {
+                counts.sweepsSkipped++; // no rule that can reclaim can fire on these facts: its plan is empty
             } else {
-                if (skipUnchanged && reclaimRules.cannotFire(sweepFacts.of(model.current()).at(at, samples, UsageWindow.DEFAULT))) {
-                    counts.sweepsSkipped++; // no rule that can reclaim can fire on these facts: its plan is empty
-                } else {
-                    counts.sweeps++;
-                    sweep(samples, at); // derived afresh, as the live sweep derives them
-                }
+                counts.sweeps++;
+                sweep(samples, at); // facts derived afresh, as the live sweep derives them
             }
             lastSweep = at;
         }
