@@ -64,11 +64,16 @@ public final class FactsTracker extends SnapshotFollower<SnapshotFacts> {
     protected SnapshotFacts advance(PoolSnapshot snapshot, List<SnapshotDelta> deltas) {
         Set<String> touched = new LinkedHashSet<>();
         for (SnapshotDelta delta : deltas) {
+            Map<String, Lease> heard = heartbeatsOnly(delta);
             for (Lease lease : delta.leasesRemoved()) {
-                count(lease, -1, snapshot, touched);
+                if (!heard.containsKey(lease.id())) {
+                    count(lease, -1, snapshot, touched);
+                }
             }
             for (Lease lease : delta.leasesAdded()) {
-                count(lease, 1, snapshot, touched);
+                if (!heard.containsKey(lease.id())) {
+                    count(lease, 1, snapshot, touched);
+                }
             }
         }
         leaseFacts.advance(snapshot, deltas, SnapshotFacts.evaluationSecond(snapshot));
@@ -83,6 +88,27 @@ public final class FactsTracker extends SnapshotFollower<SnapshotFacts> {
         }
         return new SnapshotFacts(snapshot, tenants, usage,
                 pools.summarise(snapshot, tenants, previous().usageByTenant(), usage, touched), leaseFacts);
+    }
+
+    /**
+     * The leases {@code delta} changed by a heartbeat alone (the same lease but for its last
+     * heartbeat), by id: taking such a lease out and in again leaves the usage ledger, the pool totals
+     * and every tenant's rows as they were, so it is not counted (the lease facts still see it).
+     */
+    private static Map<String, Lease> heartbeatsOnly(SnapshotDelta delta) {
+        if (delta.leasesRemoved().isEmpty() || delta.leasesAdded().isEmpty()) {
+            return Map.of();
+        }
+        Map<String, Lease> removed = new java.util.HashMap<>();
+        delta.leasesRemoved().forEach(l -> removed.put(l.id(), l));
+        Map<String, Lease> heard = new java.util.HashMap<>();
+        for (Lease added : delta.leasesAdded()) {
+            Lease was = removed.get(added.id());
+            if (was != null && io.gpupool.domain.lease.LeaseTransitions.heartbeat(was, added.lastHeartbeat()).equals(added)) {
+                heard.put(added.id(), added);
+            }
+        }
+        return heard;
     }
 
     private void count(Lease lease, int sign, PoolSnapshot snapshot, Set<String> touched) {

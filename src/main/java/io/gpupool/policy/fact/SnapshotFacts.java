@@ -63,6 +63,28 @@ public final class SnapshotFacts {
         this.pools = pools;
     }
 
+    private SnapshotFacts(SnapshotFacts parts, Instant now, Map<String, List<UsageSample>> samplesByLease,
+                          UsageWindow window) {
+        this.snapshot = parts.snapshot;
+        this.now = now;
+        this.samplesByLease = samplesByLease;
+        this.window = window;
+        this.tenants = parts.tenants;
+        this.usageByTenant = parts.usageByTenant;
+        this.pools = parts.pools;
+        this.poolLeases = null;
+    }
+
+    /**
+     * The same snapshot's facts at {@code now} over {@code samples}: equal to
+     * {@code of(snapshot(), now, samples, window)}, reusing these tenants, usage rows and pool
+     * summaries (none depends on the instant or on usage samples), so a {@link FactsTracker}'s facts
+     * give a sweep's at the cost of its device and lease facts alone.
+     */
+    public SnapshotFacts at(Instant now, Collection<UsageSample> samples, UsageWindow window) {
+        return new SnapshotFacts(this, now, byLease(samples), window);
+    }
+
     /** Facts at the snapshot's own instant, without usage samples. */
     public static SnapshotFacts of(PoolSnapshot snapshot) {
         return of(snapshot, snapshot.takenAt(), List.of(), UsageWindow.DEFAULT);
@@ -70,11 +92,15 @@ public final class SnapshotFacts {
 
     public static SnapshotFacts of(PoolSnapshot snapshot, Instant now, Collection<UsageSample> samples,
                                    UsageWindow window) {
+        return new SnapshotFacts(snapshot, now, byLease(samples), window);
+    }
+
+    private static Map<String, List<UsageSample>> byLease(Collection<UsageSample> samples) {
         Map<String, List<UsageSample>> byLease = new HashMap<>();
         for (UsageSample s : samples) {
             byLease.computeIfAbsent(s.leaseId(), k -> new ArrayList<>()).add(s);
         }
-        return new SnapshotFacts(snapshot, now, byLease, window);
+        return byLease;
     }
 
     public PoolSnapshot snapshot() { return snapshot; }

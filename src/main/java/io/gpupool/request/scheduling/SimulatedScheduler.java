@@ -10,6 +10,9 @@ import io.gpupool.lease.LeaseService;
 import io.gpupool.policy.engine.CompiledPolicy;
 import io.gpupool.policy.engine.Evaluation;
 import io.gpupool.policy.engine.PolicyEngine;
+import io.gpupool.policy.engine.ReclaimRules;
+import io.gpupool.policy.fact.FactsTracker;
+import io.gpupool.policy.fact.UsageWindow;
 import io.gpupool.request.AllocationService;
 import io.gpupool.request.decision.Outcome;
 import io.gpupool.request.decision.PolicyPipeline;
@@ -69,6 +72,10 @@ public final class SimulatedScheduler {
     /** When that quiet pass ran. */
     private Instant quietAt;
     private final Counts counts = new Counts();
+    /** The policy's rules that can order a reclaim: a sweep none of them can fire in is not evaluated. */
+    private final ReclaimRules reclaimRules;
+    /** The facts of each sweep's model, kept up to date by what changed since the last sweep. */
+    private final FactsTracker sweepFacts = new FactsTracker();
 
     public SimulatedScheduler(PolicyEngine engine, CompiledPolicy policy, Settings settings, PoolSnapshot start,
                               DecisionSink sink) {
@@ -87,6 +94,7 @@ public final class SimulatedScheduler {
         this.policy = policy;
         this.settings = settings;
         this.skipUnchanged = skipUnchanged;
+        this.reclaimRules = ReclaimRules.of(policy, engine.limits());
         this.pipeline = new PolicyPipeline(engine, ActivePolicy.holding(policy), settings.grace(),
                 settings.candidateNodes(), settings.widenEvery());
         // In order, never one a lease of the start already has: equal victims are told apart by id,
@@ -194,9 +202,12 @@ public final class SimulatedScheduler {
             Collection<UsageSample> samples = usage.get(); // the holders' heartbeats are stated either way
             if (skipUnchanged && !anyActiveLease()) {
                 counts.sweepsSkipped++; // the sweep acts on ACTIVE leases only: with none, its plan changes nothing
+            } else if (skipUnchanged
+                    && reclaimRules.cannotFire(sweepFacts.of(model.current()).at(at, samples, UsageWindow.DEFAULT))) {
+                counts.sweepsSkipped++; // no rule that can reclaim can fire on these facts: its plan is empty
             } else {
                 counts.sweeps++;
-                sweep(samples, at);
+                sweep(samples, at); // facts derived afresh, as the live sweep derives them
             }
             lastSweep = at;
         }

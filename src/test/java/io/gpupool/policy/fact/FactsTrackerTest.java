@@ -1,6 +1,8 @@
 package io.gpupool.policy.fact;
 
+import io.gpupool.domain.lease.LeaseTransitions;
 import io.gpupool.snapshot.PoolSnapshot;
+import io.gpupool.store.Changes;
 import io.gpupool.testing.LeaseChurn;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -66,6 +68,26 @@ class FactsTrackerTest {
             b = other.step(b);
             assertEqualsFresh(original.of(a), a, "original", step);
             assertEqualsFresh(copy.of(b), b, "copy", step);
+        }
+    }
+
+    @ParameterizedTest(name = "seed {0}: heartbeats alone leave the tracked facts equal to fresh facts")
+    @ValueSource(longs = {1, 2, 3})
+    void heartbeatsAloneLeaveTheTrackedFactsEqualToFreshFacts(long seed) {
+        LeaseChurn churn = new LeaseChurn(seed);
+        FactsTracker tracker = new FactsTracker();
+        PoolSnapshot s = churn.fleet();
+        for (int step = 0; step < 120; step++) {
+            s = churn.step(s);
+            tracker.of(s);
+            if (step % 3 == 0) {
+                // every holder heard in one write, as a replay states them before each sweep
+                Changes beats = Changes.uncommitted(s);
+                Instant at = s.takenAt().plusSeconds(step + 1);
+                s.leases().values().forEach(l -> beats.update(LeaseTransitions.heartbeat(l, at)));
+                s = beats.after();
+                assertEqualsFresh(tracker.of(s), s, "heartbeats", step);
+            }
         }
     }
 

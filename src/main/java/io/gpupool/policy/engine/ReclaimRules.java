@@ -1,0 +1,324 @@
+package io.gpupool.policy.engine;
+
+import io.gpupool.policy.decision.Decisions;
+import io.gpupool.policy.fact.DeviceFact;
+import io.gpupool.policy.fact.LeaseFact;
+import io.gpupool.policy.fact.PoolFact;
+import io.gpupool.policy.fact.SnapshotFacts;
+import io.gpupool.policy.fact.TenantFact;
+import io.gpupool.policy.fact.TenantUsageFact;
+import io.gpupool.policy.sandbox.RuleBudget;
+import org.drools.base.base.ClassObjectType;
+import org.drools.base.definitions.rule.impl.RuleImpl;
+import org.drools.base.rule.GroupElement;
+import org.drools.base.rule.Pattern;
+import org.drools.base.rule.RuleConditionElement;
+import org.drools.base.rule.constraint.AlphaNodeFieldConstraint;
+import org.drools.base.rule.constraint.Constraint;
+import org.drools.core.common.DefaultFactHandle;
+import org.kie.api.definition.KiePackage;
+import org.kie.api.definition.rule.Rule;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.Handle;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.reflect.Field;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * The rules of a compiled policy that can order a reclaim, read from the compiled rules themselves,
+ * and a proof, on one sweep's facts, that none of them can fire — so that sweep's reclaim plan is
+ * empty and evaluating it would change nothing (the replay skips it; docs/policy-replay.md, "What the
+ * replay skips").
+ *
+ * <p>Which rules can reclaim: those whose consequence's code reaches {@link Decisions#reclaim}, followed
+ * through the rule set's own generated methods and lambdas (a consequence calling a DRL function that
+ * reclaims counts); where the code cannot be read the rule counts as able to reclaim. Why no such rule
+ * can fire: its conditions are a conjunction, so it needs a fact for each positive pattern at its top
+ * level; a pattern on one of the sweep's input fact types for which no input fact passes the
+ * pattern's alpha constraints (those that test the fact alone, e.g. {@code heartbeatAgeSeconds > 300},
+ * evaluated here by the compiled constraint itself) cannot match. Dropping the pattern's join
+ * constraints only lets more facts through, so the proof stays sound. Input facts are only what the
+ * sweep inserts: when any consequence may insert facts of its own ({@code drools.insert}, which a
+ * consequence without the {@code drools} handle cannot do; decisions are inserted by {@link Decisions}
+ * and are never input types), nothing is proven and every sweep is evaluated.
+ *
+ * <p>A constraint that throws or runs out of its budget here counts as passing (the rule may fire).
+ * An evaluation that would fail enforces no plan either, so an empty plan is what the skipped sweep
+ * would have enforced in every case.
+ */
+public final class ReclaimRules {
+    private static final String DECISIONS = Decisions.class.getName().replace('.', '/');
+    /** The sweep's input fact types a proof can read, cheapest to derive first. */
+    private static final List<Class<?>> PROVABLE_TYPES = List.of(PoolFact.class, TenantFact.class,
+            TenantUsageFact.class, LeaseFact.class, DeviceFact.class);
+
+    /** One rule that can reclaim: the top-level positive patterns that could each show it cannot fire. */
+    private record Reclaiming(String name, List<Pattern> provers) {
+    }
+
+    private final List<Reclaiming> rules;
+    private final boolean provable;
+    private final EvaluationLimits limits;
+
+    private ReclaimRules(List<Reclaiming> rules, boolean provable, EvaluationLimits limits) {
+        this.rules = rules;
+        this.provable = provable;
+        this.limits = limits;
+    }
+
+    /** What {@code policy}'s compiled rules say; evaluated under {@code limits} when a proof runs rule code. */
+    public static ReclaimRules of(CompiledPolicy policy, EvaluationLimits limits) {
+        List<Reclaiming> reclaiming = new ArrayList<>();
+        boolean provable = true;
+        Map<String, ClassNode> classes = new HashMap<>();
+        for (KiePackage pkg : policy.kieBase().getKiePackages()) {
+            for (Rule rule : pkg.getRules()) {
+                if (!(rule instanceof RuleImpl impl)) {
+                    return new ReclaimRules(List.of(), false, limits);
+                }
+                if (impl.isQuery()) {
+                    continue; // a query has no consequence: it decides nothing
+                }
+                Consequence consequence = consequence(impl, policy.generatedClasses(), classes);
+                if (consequence.mayInsert()) {
+                    provable = false; // a fact the sweep did not insert may appear: the input facts prove nothing
+                }
+                if (consequence.mayReclaim()) {
+                    reclaiming.add(new Reclaiming(impl.getName(), provers(impl)));
+                }
+            }
+        }
+        return new ReclaimRules(List.copyOf(reclaiming), provable, limits);
+    }
+
+    /** Whether a proof can ever succeed for this policy (false: every sweep must be evaluated). */
+    public boolean provable() {
+        return provable && rules.stream().allMatch(r -> !r.provers().isEmpty());
+    }
+
+    /** The names of the rules that can order a reclaim. */
+    public List<String> names() {
+        return rules.stream().map(Reclaiming::name).toList();
+    }
+
+    /**
+     * True only when no rule that can reclaim can fire on {@code facts}, the facts a sweep would
+     * insert (the pending requests aside: no proof reads them), so that sweep's plan is empty.
+     */
+    public boolean cannotFire(SnapshotFacts facts) {
+        if (!provable()) {
+            return false;
+        }
+        Map<Class<?>, Collection<?>> byType = new HashMap<>();
+        Function<Class<?>, Collection<?>> inputs = type -> byType.computeIfAbsent(type, t -> inputsOf(t, facts));
+        int size = facts.pools().size() + facts.tenants().size();
+        try (RuleBudget.Scope budget = RuleBudget.open(limits.budget(size))) {
+            for (Reclaiming rule : rules) {
+                if (rule.provers().stream().noneMatch(p -> noneMatch(p, inputs.apply(type(p))))) {
+                    return false;
+                }
+            }
+            return budget.spent().isEmpty();
+        } catch (RuntimeException | RuleBudget.Exceeded | StackOverflowError e) {
+            return false; // a constraint that fails here might pass in the sweep: evaluate it
+        }
+    }
+
+    private static Collection<?> inputsOf(Class<?> type, SnapshotFacts facts) {
+        if (type == PoolFact.class) {
+            return facts.pools();
+        }
+        if (type == TenantFact.class) {
+            return facts.tenants();
+        }
+        if (type == TenantUsageFact.class) {
+            return facts.usage();
+        }
+        if (type == LeaseFact.class) {
+            return facts.leases();
+        }
+        if (type == DeviceFact.class) {
+            return facts.devices();
+        }
+        throw new IllegalArgumentException("Not a provable input type: " + type);
+    }
+
+    /** True when no fact passes every alpha constraint of {@code pattern}. */
+    private static boolean noneMatch(Pattern pattern, Collection<?> facts) {
+        List<AlphaNodeFieldConstraint> alpha = new ArrayList<>();
+        for (Constraint c : pattern.getConstraints()) {
+            if (c.getType() == Constraint.ConstraintType.ALPHA && c instanceof AlphaNodeFieldConstraint a) {
+                alpha.add(a);
+            }
+        }
+        long id = 0;
+        for (Object fact : facts) {
+            DefaultFactHandle handle = new DefaultFactHandle(++id, fact);
+            boolean passes = true;
+            for (AlphaNodeFieldConstraint c : alpha) {
+                if (!c.isAllowed(handle, null)) {
+                    passes = false;
+                    break;
+                }
+            }
+            if (passes) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static Class<?> type(Pattern pattern) {
+        return ((ClassObjectType) pattern.getObjectType()).getClassType();
+    }
+
+    /**
+     * The positive patterns at the top of {@code rule}'s conditions (a conjunction) on a provable input
+     * type and matched against the session's facts (no {@code from}, {@code accumulate} or
+     * {@code collect} source), cheapest type first. Empty: nothing can show the rule cannot fire.
+     */
+    private static List<Pattern> provers(RuleImpl rule) {
+        GroupElement lhs = rule.getLhs();
+        if (lhs == null || !lhs.isAnd()) {
+            return List.of();
+        }
+        List<Pattern> provers = new ArrayList<>();
+        for (RuleConditionElement element : lhs.getChildren()) {
+            if (element instanceof Pattern p && p.getSource() == null && p.getObjectType() instanceof ClassObjectType cot
+                    && PROVABLE_TYPES.contains(cot.getClassType())) {
+                provers.add(p);
+            }
+        }
+        provers.sort(Comparator.comparingInt(p -> PROVABLE_TYPES.indexOf(type(p))));
+        return List.copyOf(provers);
+    }
+
+    /** What a rule's consequence can do, as far as its code shows. */
+    private record Consequence(boolean mayReclaim, boolean mayInsert) {
+        static final Consequence UNKNOWN = new Consequence(true, true);
+    }
+
+    /**
+     * Reads the consequence's code: the executable model's consequence is a generated class whose
+     * methods, and the methods of the rule set's generated classes ({@code generated}: the build's
+     * classes the sandbox verified) they call or refer to by lambda, are searched for a call to
+     * {@link Decisions#reclaim}. A consequence given the {@code drools} handle may insert.
+     */
+    private static Consequence consequence(RuleImpl rule, Set<String> generated, Map<String, ClassNode> classes) {
+        try {
+            Object lambdaConsequence = rule.getConsequence();
+            Field field = lambdaConsequence.getClass().getDeclaredField("consequence");
+            field.setAccessible(true);
+            org.drools.model.Consequence model = (org.drools.model.Consequence) field.get(lambdaConsequence);
+            Object block = model.getBlock();
+            Field inner = block.getClass().getDeclaredField("block");
+            inner.setAccessible(true);
+            Class<?> code = inner.get(block).getClass();
+            ClassLoader loader = code.getClassLoader();
+            Deque<String> pending = new ArrayDeque<>();
+            Set<String> seen = new HashSet<>();
+            String owner = code.getName().replace('.', '/');
+            ClassNode start = ClassNode.read(owner, loader, classes);
+            if (start == null) {
+                return Consequence.UNKNOWN;
+            }
+            start.methods.keySet().forEach(m -> pending.add(owner + "." + m));
+            while (!pending.isEmpty()) {
+                String method = pending.pop();
+                if (!seen.add(method)) {
+                    continue;
+                }
+                int dot = method.indexOf('.');
+                ClassNode node = ClassNode.read(method.substring(0, dot), loader, classes);
+                if (node == null) {
+                    return new Consequence(true, model.isUsingDrools());
+                }
+                Set<String> calls = node.methods.get(method.substring(dot + 1));
+                if (calls == null) {
+                    return new Consequence(true, model.isUsingDrools()); // inherited or unknown: cannot tell
+                }
+                for (String call : calls) {
+                    if (call.startsWith(DECISIONS + ".reclaim(")) {
+                        return new Consequence(true, model.isUsingDrools());
+                    }
+                    String callOwner = call.substring(0, call.indexOf('.'));
+                    if (generated.contains(callOwner)) {
+                        pending.add(call);
+                        if (call.startsWith(callOwner + ".<init>(")) {
+                            // an object of the rule set's own handed to other code: any of its methods may run
+                            ClassNode.read(callOwner, loader, classes).methods.keySet()
+                                    .forEach(m -> pending.add(callOwner + "." + m));
+                        }
+                    }
+                }
+            }
+            return new Consequence(false, model.isUsingDrools());
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return Consequence.UNKNOWN; // not the executable model's consequence, or not readable: assume the worst
+        }
+    }
+
+    /** One class's methods (name + descriptor) and the methods each calls or refers to. */
+    private record ClassNode(Map<String, Set<String>> methods) {
+        private static final ClassNode MISSING = new ClassNode(Map.of());
+
+        /** The class as the rule set's class loader holds it; null when it has no bytes for it. */
+        static ClassNode read(String internalName, ClassLoader loader, Map<String, ClassNode> cache) {
+            ClassNode node = cache.computeIfAbsent(internalName, n -> parse(n, loader));
+            return node == MISSING ? null : node;
+        }
+
+        private static ClassNode parse(String internalName, ClassLoader loader) {
+            if (loader == null) {
+                return MISSING;
+            }
+            try (InputStream in = loader.getResourceAsStream(internalName + ".class")) {
+                if (in == null) {
+                    return MISSING;
+                }
+                Map<String, Set<String>> methods = new HashMap<>();
+                new ClassReader(in.readAllBytes()).accept(new ClassVisitor(Opcodes.ASM9) {
+                    @Override
+                    public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
+                                                     String[] exceptions) {
+                        Set<String> calls = new HashSet<>();
+                        methods.put(name + descriptor, calls);
+                        return new MethodVisitor(Opcodes.ASM9) {
+                            @Override
+                            public void visitMethodInsn(int opcode, String owner, String n, String d, boolean itf) {
+                                calls.add(owner + "." + n + d);
+                            }
+
+                            @Override
+                            public void visitInvokeDynamicInsn(String n, String d, Handle bootstrap, Object... args) {
+                                for (Object arg : args) {
+                                    if (arg instanceof Handle h) {
+                                        calls.add(h.getOwner() + "." + h.getName() + h.getDesc());
+                                    }
+                                }
+                            }
+                        };
+                    }
+                }, ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
+                return new ClassNode(methods);
+            } catch (IOException | RuntimeException e) {
+                return MISSING;
+            }
+        }
+    }
+}
