@@ -17,14 +17,15 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
@@ -69,11 +70,18 @@ public class LiveFleetCheck {
             + " not in this answer (and safeToActivate is false): a dry-run, upload or activation of the same content"
             + " gives them once it is done while nothing was committed since, and activation runs it in full and"
             + " refuses on a coherence error");
+    /** Said instead when {@link #WAITING} checks already wait their turn: this one is not started. */
+    static final PolicyMessage BUSY = new PolicyMessage(PolicyMessage.Stage.COHERENCE, PolicyMessage.Severity.INFO,
+            null, 0, 0, "The live-fleet check of this candidate was not started: other dry-runs' checks are still waiting"
+            + " their turn (safeToActivate is false); ask again later, or upload it: an upload runs the check in full");
+    private static final int WAITING = 4;
     /**
      * Checks started for a dry-run: one at a time, on a daemon thread, so a dry-run's answer does not
-     * wait for them and they never pile up (each is bounded by its budget).
+     * wait for them, and at most {@link #WAITING} wait their turn (each is bounded by its budget), so
+     * a burst of dry-runs of new content cannot queue minutes of checking.
      */
-    private final ExecutorService background = Executors.newSingleThreadExecutor(r -> {
+    private final ExecutorService background = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
+            new ArrayBlockingQueue<>(WAITING), r -> {
         Thread t = new Thread(r, "gpupool-fleet-check");
         t.setDaemon(true);
         return t;
@@ -99,7 +107,9 @@ public class LiveFleetCheck {
      */
     public List<PolicyMessage> check(RuleSet ruleSet, ValidationReport report) {
         try {
-            return find(ruleSet, report, Runnable::run).join();
+            List<PolicyMessage> found = find(ruleSet, report, Runnable::run).join();
+            // joined a dry-run's check just as it found no room to wait (then it was forgotten): check here
+            return isPending(found) ? find(ruleSet, report, Runnable::run).join() : found;
         } catch (CompletionException e) {
             throw e.getCause() instanceof RuntimeException r ? r : e;
         }
@@ -134,7 +144,7 @@ public class LiveFleetCheck {
 
     /** Whether {@code findings} stand for a check not finished yet: they say nothing of the rules. */
     public static boolean isPending(List<PolicyMessage> findings) {
-        return findings.contains(PENDING);
+        return findings.contains(PENDING) || findings.contains(BUSY);
     }
 
     private CompletableFuture<List<PolicyMessage>> find(RuleSet ruleSet, ValidationReport report, Executor executor) {
@@ -165,8 +175,8 @@ public class LiveFleetCheck {
         try {
             executor.execute(work);
         } catch (RejectedExecutionException e) {
-            forget(key, mine);
-            mine.completeExceptionally(e);
+            forget(key, mine); // not checked: the next ask starts it again
+            mine.complete(List.of(BUSY));
         }
         return mine;
     }

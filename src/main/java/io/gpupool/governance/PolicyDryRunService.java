@@ -45,7 +45,9 @@ import java.util.concurrent.CompletionException;
  * ({@link PipelineDryRun}: grace periods, reclamation sweep with the live usage samples, the queue
  * pass with backfill, placement and preemption, then the what-if requests), on the live model or a
  * scenario, and compares where each ends; compares their decisions aspect by aspect on the same
- * sweep ({@link DryRun}); checks the candidate on the live fleet ({@link LiveFleetCheck}). Changes
+ * sweep ({@link DryRun}); checks the candidate on the live fleet ({@link LiveFleetCheck}), waiting
+ * for that check only a little once the pipelines are done (it is a verdict activation enforces, not
+ * part of the diff, and at scale it outlasts the diff; issue 16 item 4). Changes
  * nothing of the pool; each dry-run that answers is appended to the {@link DryRunLog}.
  */
 @Singleton

@@ -143,6 +143,31 @@ class LiveFleetCheckTest {
         assertThat(calls).hasValue(2);
     }
 
+    @Test
+    void aBurstOfDryRunsOfNewRulesQueuesAFewChecksAndSaysTheRestWereNotStarted() {
+        CountDownLatch release = new CountDownLatch(1);
+        LiveFleetCheck slow = new LiveFleetCheck(published::get, (policy, fleet, now) -> {
+            checks.incrementAndGet();
+            await(release);
+            return List.of(FINDING);
+        }, Clock.fixed(NOW, ZoneOffset.UTC));
+
+        List<CompletableFuture<List<PolicyMessage>>> started = new java.util.ArrayList<>();
+        for (int i = 0; i < 8; i++) { // one running, four waiting, three not started
+            java.util.Map<String, String> files = new java.util.TreeMap<>(PolicyFiles.staleAfterTwoMinutes());
+            String first = files.keySet().stream().filter(p -> p.endsWith(".drl")).findFirst().orElseThrow();
+            files.put(first, files.get(first) + "\n// burst " + i + "\n");
+            started.add(slow.start(RuleSet.draft(files).withVersion("candidate"), VALID));
+        }
+        List<List<PolicyMessage>> answers = started.stream().map(f -> LiveFleetCheck.within(f, Duration.ZERO)).toList();
+        release.countDown();
+
+        assertThat(answers).allMatch(LiveFleetCheck::isPending);
+        assertThat(answers.stream().filter(a -> a.contains(LiveFleetCheck.BUSY))).hasSize(3);
+        assertThat(started.subList(0, 5)).allSatisfy(f -> assertThat(f.join()).containsExactly(FINDING));
+        assertThat(checks).hasValue(5);
+    }
+
     private static void await(CountDownLatch latch) {
         try {
             if (!latch.await(30, TimeUnit.SECONDS)) {
