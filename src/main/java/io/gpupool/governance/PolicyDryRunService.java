@@ -56,7 +56,7 @@ public class PolicyDryRunService {
     /**
      * The default of {@code gpupool.policy.dry-run.fleet-check-wait}: on the shipped fleet the check
      * ends well within it; at 10,000 GPUs it runs to its own 10 s budget, and the answer does not
-     * wait for that (docs/policy-authoring.md, "Dry-run").
+     * wait for that (docs/policy-authoring.md, "Checked on the live fleet").
      */
     public static final String FLEET_CHECK_WAIT = "1s";
     private final PolicyLifecycle lifecycle;
