@@ -24,7 +24,7 @@ import java.util.Map;
  * ({@code devices}) and both sides' {@code totals} — then where the candidate's pipeline ends for
  * every request and taken lease ({@code outcomes}, from {@code simulatedFrom} to {@code simulatedUntil}),
  * the decision-level diff (newly preempted, newly reclaimed, every change) and both decision sets. {@code safeToActivate} is false when the candidate did not
- * validate or any evaluation failed. {@code candidateLayering}: how inline layered files were
+ * validate, any evaluation failed or its live-fleet check was not done when the answer was given. {@code candidateLayering}: how inline layered files were
  * resolved (null for a stored version or a complete set).
  */
 public record DryRunReport(String activeVersion, String candidateVersion, boolean safeToActivate,
@@ -45,9 +45,9 @@ public record DryRunReport(String activeVersion, String candidateVersion, boolea
     }
 
     static DryRunReport of(DryRunResult result, PipelineDiff diff, PipelineRun candidate, ValidationSummary validation,
-                           LayeringSummary layering) {
+                           LayeringSummary layering, boolean fleetCheckPending) {
         return new DryRunReport(result.activeVersion(), result.candidateVersion(),
-                validation.valid() && result.errors().isEmpty(), diff.requests(), diff.leases(),
+                validation.valid() && result.errors().isEmpty() && !fleetCheckPending, diff.requests(), diff.leases(),
                 result.changes().stream().filter(c -> c.subject() == DecisionChange.Subject.DEVICE).toList(),
                 new Totals(diff.activeTotals(), diff.candidateTotals()), candidate.from(), candidate.until(),
                 new Outcomes(candidate.requestsInOrder(), candidate.leases().values().stream()

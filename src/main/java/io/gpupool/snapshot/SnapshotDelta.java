@@ -20,10 +20,15 @@ import java.util.Optional;
  * window: once it reaches twice that length, the newest {@value #MAX_CHAIN} links are copied into a
  * fresh chain and the older ones dropped (a cut at a fixed depth instead would make every deriver
  * that did not see the snapshot just before the cut rebuild, a ~40 ms stall every 256 commits). The
- * chain holds leases, never snapshots, so it keeps no fleet alive.
+ * chain holds leases, never snapshots, so it keeps no fleet alive. The window is long because one
+ * step may state hundreds of lease changes as writes of their own (a sweep's reclaim orders, the
+ * ends of grace periods), and replaying a few thousand deltas costs far less than deriving policy
+ * facts and the capacity view of 50,000 leases afresh (a dry-run at scale rebuilt after each of
+ * those steps: docs/performance.md, "Dry-run at scale"); it costs at most twice that many deltas'
+ * lease lists in memory.
  */
 public final class SnapshotDelta {
-    static final int MAX_CHAIN = 256;
+    static final int MAX_CHAIN = 4096;
     /** The delta of a snapshot assembled from nothing: no parent, everything new. */
     static final SnapshotDelta FROM_SCRATCH = new SnapshotDelta(0, List.of(), List.of(), true, true, null);
 

@@ -19,9 +19,19 @@ public abstract class SnapshotFollower<T> {
         }
         Optional<List<SnapshotDelta>> deltas = snapshot.delta().leaseChangesSince(last);
         last = null; // a failure half-way leaves the subclass's state unusable: rebuild next time
-        result = deltas.isPresent() ? advance(snapshot, deltas.get()) : rebuild(snapshot);
+        result = deltas.isPresent() && deltas.get().size() <= worthReplaying(snapshot) ? advance(snapshot, deltas.get())
+                : rebuild(snapshot);
         last = snapshot;
         return result;
+    }
+
+    /**
+     * How many deltas are still cheaper to replay than a rebuild: a replayed delta costs about what
+     * deriving a few leases does, so on a small fleet a long chain is rebuilt (as before the chain
+     * grew to {@link SnapshotDelta#MAX_CHAIN}), on a large one thousands are replayed.
+     */
+    private static int worthReplaying(PoolSnapshot snapshot) {
+        return Math.max(256, snapshot.leases().size() / 4);
     }
 
     /** The snapshot last derived for (null before the first, or after a failure). */

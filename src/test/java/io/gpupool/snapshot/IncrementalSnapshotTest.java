@@ -61,17 +61,18 @@ class IncrementalSnapshotTest {
     }
 
     @Test
-    void aFollowerThatMissedSnapshotsCatchesUpFromAnyOfTheLast256HoweverLongTheChainGrew() {
+    void aFollowerThatMissedSnapshotsCatchesUpFromAnyOfTheLastMaxChainHoweverLongTheChainGrew() {
         PoolSnapshot fleet = new LeaseChurn(5).fleet();
         Lease a = fleet.leases().values().iterator().next();
         List<PoolSnapshot> chain = new java.util.ArrayList<>(List.of(fleet));
-        for (int step = 0; step < 1200; step++) { // lease changes only: each commit moves one deadline
+        // lease changes only: each commit moves one deadline; long enough for the chain to be cut twice
+        for (int step = 0; step < 5 * SnapshotDelta.MAX_CHAIN; step++) {
             Lease noticed = LeaseTransitions.notice(a, fleet.takenAt().plusSeconds(30 + step), Leases.NOTICE);
             chain.add(chain.get(chain.size() - 1).toBuilder().lease(noticed).build());
         }
         for (int last = 2; last < chain.size(); last++) {
             PoolSnapshot latest = chain.get(last);
-            for (int missed : new int[]{1, 2, 255}) {
+            for (int missed : new int[]{1, 2, SnapshotDelta.MAX_CHAIN - 1}) {
                 if (last - missed - 1 >= 1) {
                     int seen = last - missed - 1;
                     assertThat(latest.delta().leaseChangesSince(chain.get(seen)))
