@@ -182,13 +182,8 @@ public class AllocationService {
      */
     private static void requireFleetCanEverHost(NewRequest in, PoolSnapshot snapshot) {
         int perMember = in.gpus() / in.gangOrOne();
-        int largestNode = 0;
-        long membersTheFleetHolds = 0;
-        for (String node : snapshot.nodes().keySet()) {
-            int gpus = snapshot.devicesOn(node).size();
-            largestNode = Math.max(largestNode, gpus);
-            membersTheFleetHolds += gpus / Math.max(1, perMember);
-        }
+        int largestNode = snapshot.nodeSizes().largest();
+        long membersTheFleetHolds = snapshot.nodeSizes().members(perMember);
         if (perMember > largestNode) {
             throw ProblemException.invalid("gpus: each gang member asks for " + perMember
                     + " GPUs but the largest node has " + largestNode + "; split the request into a larger gang");

@@ -55,16 +55,20 @@ public final class PoolSnapshot {
     private final PMap<String, Lease> leases;
     private final PMap<String, GpuRequest> queued;
     private final Map<String, List<Device>> devicesByNode;
+    private final NodeSizes nodeSizes;
     private final PMap<String, Integer> usedMilliByDevice;
     private final PMap<String, Integer> promisedMilliByDevice;
     private final PMap<String, Lease> underNotice;
 
-    /** Maps must be read-only; {@code devicesByNode} null means "index {@code devices} now". */
+    /**
+     * Maps must be read-only; {@code devicesByNode} null means "index {@code devices} now";
+     * {@code nodeSizes} is kept only with the {@code devicesByNode} it was made from.
+     */
     PoolSnapshot(long version, Instant takenAt, SnapshotDelta delta, Map<String, Site> sites,
                  Map<String, Cluster> clusters, Map<String, Node> nodes, Map<String, Device> devices,
                  Map<String, DeviceProfile> profiles, Map<String, Tenant> tenants, Map<String, Pool> pools, Map<String, Quota> quotas,
                  PMap<String, Lease> leases, PMap<String, GpuRequest> queued,
-                 Map<String, List<Device>> devicesByNode, PMap<String, Integer> usedMilliByDevice,
+                 Map<String, List<Device>> devicesByNode, NodeSizes nodeSizes, PMap<String, Integer> usedMilliByDevice,
                  PMap<String, Integer> promisedMilliByDevice, PMap<String, Lease> underNotice) {
         this.version = version;
         this.takenAt = takenAt;
@@ -80,6 +84,7 @@ public final class PoolSnapshot {
         this.leases = leases;
         this.queued = queued;
         this.devicesByNode = devicesByNode != null ? devicesByNode : indexDevicesByNode(devices.values());
+        this.nodeSizes = devicesByNode != null && nodeSizes != null ? nodeSizes : new NodeSizes(this.devicesByNode);
         this.usedMilliByDevice = usedMilliByDevice;
         this.promisedMilliByDevice = promisedMilliByDevice;
         this.underNotice = underNotice;
@@ -127,6 +132,8 @@ public final class PoolSnapshot {
     PMap<String, Lease> leaseMap() { return leases; }
     PMap<String, GpuRequest> queuedMap() { return queued; }
     Map<String, List<Device>> devicesByNode() { return devicesByNode; }
+    /** GPUs per node as a histogram, shared with every snapshot that has the same devices. */
+    public NodeSizes nodeSizes() { return nodeSizes; }
     PMap<String, Integer> usedMilliByDevice() { return usedMilliByDevice; }
     PMap<String, Integer> promisedMilliByDevice() { return promisedMilliByDevice; }
 

@@ -124,7 +124,7 @@ public final class PoolSnapshotBuilder {
         boolean sameDevices = base != null && !devices.modified();
         return new PoolSnapshot(version, takenAt, delta, sites.freeze(), clusters.freeze(), nodes.freeze(),
                 devices.freeze(), profiles.freeze(), tenants.freeze(), pools.freeze(), quotas.freeze(), leases, queued,
-                sameDevices ? base.devicesByNode() : null, usage(delta, false), usage(delta, true), underNotice(delta));
+                sameDevices ? base.devicesByNode() : null, sameDevices ? base.nodeSizes() : null, usage(delta, false), usage(delta, true), underNotice(delta));
     }
 
     private SnapshotDelta delta() {
