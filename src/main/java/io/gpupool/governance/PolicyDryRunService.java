@@ -45,10 +45,12 @@ import java.util.concurrent.CompletionException;
  * ({@link PipelineDryRun}: grace periods, reclamation sweep with the live usage samples, the queue
  * pass with backfill, placement and preemption, then the what-if requests), on the live model or a
  * scenario, and compares where each ends; compares their decisions aspect by aspect on the same
- * sweep ({@link DryRun}); checks the candidate on the live fleet ({@link LiveFleetCheck}), waiting
- * for that check only a little once the pipelines are done (it is a verdict activation enforces, not
- * part of the diff, and at scale it outlasts the diff; issue 16 item 4). Changes
- * nothing of the pool; each dry-run that answers is appended to the {@link DryRunLog}.
+ * sweep ({@link DryRun}); checks the candidate on the live fleet ({@link LiveFleetCheck}), giving
+ * that check only a little time from its start (it is a verdict activation enforces, not part of the
+ * diff, and at scale it outlasts the diff; issue 16 item 4). The active side runs beside the
+ * candidate's validation, and a side already run on the same live input is given again
+ * ({@link PipelineDryRun#recallOrRun}). Changes nothing of the pool; each dry-run that answers is
+ * appended to the {@link DryRunLog}.
  */
 @Singleton
 public class PolicyDryRunService {
@@ -67,7 +69,7 @@ public class PolicyDryRunService {
     private final Clock clock;
     private final LiveFleetCheck fleetCheck;
     private final DryRunLog log;
-    /** How long a dry-run waits for the live-fleet check once its pipelines are done. */
+    /** How long a dry-run waits for the live-fleet check, counted from the check's start. */
     private final Duration fleetCheckWait;
 
     PolicyDryRunService(PolicyLifecycle lifecycle, ActivePolicy active, PolicyValidator validator, DryRun dryRun,
