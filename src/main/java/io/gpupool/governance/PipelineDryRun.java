@@ -22,8 +22,21 @@ public interface PipelineDryRun {
     record Input(PoolSnapshot fleet, Collection<UsageSample> usage, Instant now) {
     }
 
-    /** What the live service would run on now: the published model, the usage its sweep uses, its clock. */
+    /**
+     * What the live service would run on now: the published model, the usage its sweep uses, its clock.
+     * The input given last is given again while the published model is the same object, its usage
+     * samples are equal and the clock has moved less than a short while since its instant (as of
+     * which a dry-run then answers): see the implementation.
+     */
     Input live();
 
     PipelineRun run(CompiledPolicy policy, Input input, List<GpuRequest> whatIf);
+
+    /**
+     * {@link #run}, or, on the input {@link #live} gave last, the run an earlier dry-run made there of
+     * the same compiled rules under the same version label with equal what-if requests (and
+     * anything else the run reads equal), given again: a dry-run's active side on an unchanged
+     * fleet, and a candidate asked about again, are not run twice.
+     */
+    PipelineRun recallOrRun(CompiledPolicy policy, Input input, List<GpuRequest> whatIf);
 }

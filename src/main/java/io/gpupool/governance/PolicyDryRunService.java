@@ -45,10 +45,12 @@ import java.util.concurrent.CompletionException;
  * ({@link PipelineDryRun}: grace periods, reclamation sweep with the live usage samples, the queue
  * pass with backfill, placement and preemption, then the what-if requests), on the live model or a
  * scenario, and compares where each ends; compares their decisions aspect by aspect on the same
- * sweep ({@link DryRun}); checks the candidate on the live fleet ({@link LiveFleetCheck}), waiting
- * for that check only a little once the pipelines are done (it is a verdict activation enforces, not
- * part of the diff, and at scale it outlasts the diff; issue 16 item 4). Changes
- * nothing of the pool; each dry-run that answers is appended to the {@link DryRunLog}.
+ * sweep ({@link DryRun}); checks the candidate on the live fleet ({@link LiveFleetCheck}), giving
+ * that check only a little time from its start (it is a verdict activation enforces, not part of the
+ * diff, and at scale it outlasts the diff; issue 16 item 4). The active side runs beside the
+ * candidate's validation, and a side already run on the same live input is given again
+ * ({@link PipelineDryRun#recallOrRun}). Changes nothing of the pool; each dry-run that answers is
+ * appended to the {@link DryRunLog}.
  */
 @Singleton
 public class PolicyDryRunService {
@@ -67,7 +69,7 @@ public class PolicyDryRunService {
     private final Clock clock;
     private final LiveFleetCheck fleetCheck;
     private final DryRunLog log;
-    /** How long a dry-run waits for the live-fleet check once its pipelines are done. */
+    /** How long a dry-run waits for the live-fleet check, counted from the check's start. */
     private final Duration fleetCheckWait;
 
     PolicyDryRunService(PolicyLifecycle lifecycle, ActivePolicy active, PolicyValidator validator, DryRun dryRun,
@@ -101,6 +103,11 @@ public class PolicyDryRunService {
                 ScenarioFixture.usage(request.scenario()), ScenarioFixture.now(request.scenario())) : pipeline.live();
         List<RequestSpec> specs = scenario ? nonNull(request.scenario().requests()) : nonNull(request.requests());
         List<GpuRequest> whatIf = whatIfs(specs, input);
+        CompiledPolicy activePolicy = active.current().policy();
+        // The active side needs nothing of the candidate: it runs beside the candidate's validation (or is
+        // given again at once, made by an earlier dry-run on this very input). If the candidate is refused,
+        // it still ends, and is kept for the corrected candidate's dry-run.
+        CompletableFuture<PipelineRun> activeSide = CompletableFuture.supplyAsync(() -> pipeline.recallOrRun(activePolicy, input, whatIf));
         ValidationReport report = validator.validate(candidate);
         CompiledPolicy compiled = report.policy().orElseThrow(() -> ProblemException.unprocessable(
                 "The candidate does not compile or reaches beyond the rule sandbox", report.errors().stream().map(Object::toString).toList()));
@@ -109,35 +116,34 @@ public class PolicyDryRunService {
             // Its evaluation was stopped on the test fixtures; on the live queue it would only be stopped again, once per request.
             throw ProblemException.unprocessable("The candidate cannot be evaluated within its budget", stopped);
         }
-        CompiledPolicy activePolicy = active.current().policy();
+        // The candidate on the live fleet, whatever the dry-run's input: started once validation passed and
+        // the active side is done, so it takes the core that side leaves (beside both sides it would slow
+        // them), and waited for only a little once the pipelines are done: at scale it takes longer than they do.
+        FleetCheckStart check = new FleetCheckStart();
+        activeSide.whenComplete((run, failure) -> check.start(() -> fleetCheck.start(candidate, report)));
 
         PipelineRun activeRun;
         PipelineRun candidateResult;
         if (hash.equals(RuleSetHash.sha256(activePolicy.ruleSet()))) {
             // The active rules themselves: one run is both sides (the same rules on the same input decide alike).
-            activeRun = pipeline.run(activePolicy, input, whatIf);
+            activeRun = join(activeSide);
             candidateResult = new PipelineRun(compiled.version(), activeRun.from(), activeRun.until(), activeRun.requests(),
                     activeRun.leases(), activeRun.totals(), activeRun.sweep());
         } else {
-            CompletableFuture<PipelineRun> candidateRun = CompletableFuture.supplyAsync(() -> pipeline.run(compiled, input, whatIf));
-            activeRun = pipeline.run(activePolicy, input, whatIf);
-            try {
-                candidateResult = candidateRun.join();
-            } catch (CompletionException e) {
-                throw e.getCause() instanceof RuntimeException r ? r : e;
-            }
+            candidateResult = pipeline.recallOrRun(compiled, input, whatIf);
+            activeRun = join(activeSide);
         }
         PipelineDiff diff = PipelineDiff.between(activeRun, candidateResult);
         List<RequestFact> pending = specs.isEmpty() ? List.of() : ScenarioFixture.requests(
                 new ScenarioSpec(null, null, null, null, withIds(specs, whatIf), null, null));
-        SnapshotFacts facts = pending.isEmpty() ? SnapshotFacts.of(input.fleet())
+        // The facts only the what-ifs' admissions read (deriving them at scale costs a fleet's worth of work).
+        SnapshotFacts facts = pending.isEmpty() ? null
                 : SnapshotFacts.of(input.fleet(), input.now(), input.usage(), UsageWindow.DEFAULT);
         DryRunResult result = dryRun.compare(activePolicy, compiled, activeRun.sweep(), candidateResult.sweep(), facts, pending);
-        // The candidate on the live fleet, whatever the dry-run's input: started once the pipelines are done (at
-        // scale it takes longer than they do, and beside them it would take cores from them), waited for a little.
-        // Its warnings and coherence errors are shown when it is done in time; a check still running leaves the
+        // Its warnings and coherence errors are shown when it is done in time: within fleetCheckWait of its start,
+        // or at once when it started that long ago, beside the pipelines. A check still running leaves the
         // candidate not shown safe (activation runs it in full) and keeps what it finds for the next ask.
-        List<PolicyMessage> findings = LiveFleetCheck.within(fleetCheck.start(candidate, report), fleetCheckWait);
+        List<PolicyMessage> findings = check.within(fleetCheckWait);
         ValidationSummary validation = ValidationSummary.of(report).with(findings);
         DryRunReport out = DryRunReport.of(result, diff, activeRun, validation, layered == null ? null : LayeringSummary.of(layered),
                 LiveFleetCheck.isPending(findings));
@@ -145,6 +151,44 @@ public class PolicyDryRunService {
                 scenario ? "scenario" : "live", diff.requests().size(), diff.leases().size(), out.devices().size(),
                 out.safeToActivate(), summary(diff, out.devices().size())));
         return out;
+    }
+
+    private static PipelineRun join(CompletableFuture<PipelineRun> side) {
+        try {
+            return side.join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : e;
+        }
+    }
+
+    /**
+     * The live-fleet check a dry-run starts, and when it started: the answer gives it
+     * {@code fleetCheckWait} from then (not from the end of the pipelines, which it may have run beside).
+     */
+    private static final class FleetCheckStart {
+        private final CompletableFuture<CompletableFuture<List<PolicyMessage>>> started = new CompletableFuture<>();
+        private volatile long startedAt;
+
+        void start(java.util.function.Supplier<CompletableFuture<List<PolicyMessage>>> check) {
+            startedAt = System.nanoTime();
+            try {
+                started.complete(check.get());
+            } catch (RuntimeException e) {
+                started.completeExceptionally(e);
+            }
+        }
+
+        /** Its findings if it is done within {@code wait} of its start; else the INFO message that it still runs. */
+        List<PolicyMessage> within(Duration wait) {
+            CompletableFuture<List<PolicyMessage>> findings;
+            try {
+                findings = started.join(); // started as the active side ended, which the caller has joined
+            } catch (CompletionException e) {
+                throw e.getCause() instanceof RuntimeException r ? r : e;
+            }
+            long waited = System.nanoTime() - startedAt;
+            return LiveFleetCheck.within(findings, wait.minusNanos(waited));
+        }
     }
 
     /** One line for the log: what the diff names, and the totals that moved. */

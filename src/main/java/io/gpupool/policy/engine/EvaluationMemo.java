@@ -34,6 +34,8 @@ public final class EvaluationMemo {
     private final PolicyEngine engine;
     private final Remembered admissions = new Remembered(ADMISSIONS);
     private final Remembered preemptions = new Remembered(PREEMPTIONS);
+    /** Evaluations that failed or were stopped, ever (a caller that keeps what it decided must know). */
+    private long failures;
 
     public EvaluationMemo(PolicyEngine engine) {
         this.engine = engine;
@@ -65,19 +67,31 @@ public final class EvaluationMemo {
 
         Evaluation evaluate(CompiledPolicy policy, List<Object> facts) {
             if (facts.size() > MAX_FACTS) {
-                return engine.evaluate(policy, Scope.ADMISSION, facts);
+                return counted(engine.evaluate(policy, Scope.ADMISSION, facts));
             }
             Key key = new Key(policy, facts);
             Evaluation known = byFacts.get(key);
             if (known != null) {
                 return known;
             }
-            Evaluation evaluation = engine.evaluate(policy, Scope.ADMISSION, facts);
+            Evaluation evaluation = counted(engine.evaluate(policy, Scope.ADMISSION, facts));
             if (evaluation.ok()) {
                 byFacts.put(key, evaluation);
             }
             return evaluation;
         }
+    }
+
+    private Evaluation counted(Evaluation evaluation) {
+        if (!evaluation.ok()) {
+            failures++;
+        }
+        return evaluation;
+    }
+
+    /** How many evaluations asked of this memo failed or were stopped (none of them is remembered). */
+    public long failures() {
+        return failures;
     }
 
     /** The same compiled policy (the very instance) and equal facts in the same order. */

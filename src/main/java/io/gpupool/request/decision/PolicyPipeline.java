@@ -90,6 +90,11 @@ public final class PolicyPipeline {
         decider.leaseIds(ids);
     }
 
+    /** Policy evaluations of this pipeline's decisions that failed or were stopped, so far. */
+    public long failedEvaluations() {
+        return decider.failedEvaluations();
+    }
+
     /** Victim searches started so far by this pipeline's decisions. */
     public long searches() {
         return decider.searches();

@@ -85,6 +85,11 @@ public final class RequestDecider {
         this.leaseIds = ids;
     }
 
+    /** Policy evaluations of this decider's decisions that failed or were stopped, so far. */
+    public long failedEvaluations() {
+        return evaluations.failures();
+    }
+
     /** Victim searches started by this decider's attempts so far (see {@code RequestPlanner.searches}). */
     public long searches() {
         return planner.searches();

@@ -60,6 +60,11 @@ public class QueuePass {
         return Math.max(0, order.stream().map(GpuRequest::id).toList().indexOf(searchesResumeAt));
     }
 
+    /** The queued request where the last live pass's search budget ran out (null: the next pass starts at the front). */
+    String searchesResumeAt() {
+        return searchesResumeAt;
+    }
+
     /** A budget for a pass over {@code order}, as the next live pass would start it. */
     PassBudget nextBudget(List<GpuRequest> order) {
         return PassBudget.starting(searchBudget, resumePosition(order));

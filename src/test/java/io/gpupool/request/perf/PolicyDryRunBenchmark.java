@@ -67,6 +67,7 @@ public final class PolicyDryRunBenchmark {
                     live.leases().size(), live.queued().size(), ctx.getBean(UsageRecorder.class).all().size());
 
             PipelineDryRun pipeline = ctx.getBean(PipelineDryRun.class);
+            phase("one side's pipeline");
             var active = ctx.getBean(ActivePolicy.class).current().policy();
             double[] side = new double[runs];
             double[] sideCpu = new double[runs];
@@ -75,6 +76,7 @@ public final class PolicyDryRunBenchmark {
                 long t = System.nanoTime();
                 long c = cpu();
                 run = pipeline.run(active, pipeline.live(), List.of());
+                phase("ran (run " + i + ")");
                 if (i >= 0) {
                     side[i] = ms(System.nanoTime() - t);
                     sideCpu[i] = ms(cpu() - c);
@@ -86,6 +88,7 @@ public final class PolicyDryRunBenchmark {
             var candidateSet = io.gpupool.policy.ruleset.RuleSet.draft(PolicyFiles.staleAfterTwoMinutes()).withVersion("candidate");
             var validator = ctx.getBean(io.gpupool.policy.check.PolicyValidator.class);
             var fleetCheck = ctx.getBean(io.gpupool.governance.LiveFleetCheck.class);
+            phase("parts");
             double[] validate = new double[runs];
             double[] coherence = new double[runs];
             double[] coherenceCpu = new double[runs];
@@ -122,6 +125,7 @@ public final class PolicyDryRunBenchmark {
 
             PolicyDryRunService service = ctx.getBean(PolicyDryRunService.class);
             DryRunRequest request = new DryRunRequest(null, PolicyFiles.staleAfterTwoMinutes(), null, null);
+            phase("whole dry-run, the same candidate again");
             double[] whole = new double[runs];
             double[] wholeCpu = new double[runs];
             DryRunReport report = null;
@@ -129,6 +133,7 @@ public final class PolicyDryRunBenchmark {
                 long t = System.nanoTime();
                 long c = cpu();
                 report = service.dryRun(request, "benchmark");
+                phase("answered (run " + i + "), its live-fleet check settling");
                 if (i >= 0) {
                     whole[i] = ms(System.nanoTime() - t);
                     wholeCpu[i] = ms(cpu() - c);
@@ -137,6 +142,7 @@ public final class PolicyDryRunBenchmark {
             }
             System.out.printf("whole dry-run, the same candidate again (validate, both pipelines, diff, live-fleet check, record): %s;"
                     + " process CPU %s%n", stats(whole), stats(wholeCpu));
+            phase("whole dry-run, a candidate never seen");
             double[] fresh = new double[runs];
             int pending = 0;
             double[] freshCpu = new double[runs];
@@ -146,6 +152,7 @@ public final class PolicyDryRunBenchmark {
                 long c = cpu();
                 DryRunReport answer = service.dryRun(unique, "benchmark");
                 fresh[i] = ms(System.nanoTime() - t);
+                phase("answered, its live-fleet check settling");
                 freshCpu[i] = ms(cpu() - c);
                 pending += answer.candidateValidation().messages().stream()
                         .anyMatch(m -> m.text().startsWith("The live-fleet check of this candidate is still running")) ? 1 : 0;
@@ -154,10 +161,16 @@ public final class PolicyDryRunBenchmark {
             System.out.printf("whole dry-run, a candidate never seen (compiled, validated and checked on the fleet anew): %s;"
                     + " process CPU %s; answered before its live-fleet check was done: %d of %d%n", stats(fresh), stats(freshCpu),
                     pending, runs);
+            phase("done");
             System.out.printf("diff: %d request(s), %d lease(s), %d device(s); active %s; candidate %s%n",
                     report.requests().size(), report.leases().size(), report.devices().size(), report.totals().active(),
                     report.totals().candidate());
         }
+    }
+
+    /** When a phase starts, so a profile of the whole process (JFR) can be cut by phase. */
+    private static void phase(String name) {
+        System.out.printf("phase '%s' starts at %s%n", name, java.time.LocalTime.now());
     }
 
     /** Waits (unmeasured) until the live-fleet check a dry-run of {@code files} started is done. */
