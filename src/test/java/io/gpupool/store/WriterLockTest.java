@@ -193,8 +193,11 @@ class WriterLockTest {
         WriterLock writer = lock(Duration.ZERO, Duration.ofMillis(100));
         writer.acquire();
 
+        // Only this database's writer: advisory locks are per database, and other services and test
+        // forks on the same PostgreSQL hold the same key in theirs (killing those broke them).
         try (Connection admin = connect(); ResultSet rs = admin.createStatement().executeQuery(
                 "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                        + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
                         + " AND classid::bigint = " + (WriterLock.KEY >>> 32)
                         + " AND objid::bigint = " + (WriterLock.KEY & 0xffffffffL))) {
             assertThat(rs.next()).as("the holder's session was found").isTrue();
