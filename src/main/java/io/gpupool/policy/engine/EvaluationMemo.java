@@ -1,8 +1,10 @@
 package io.gpupool.policy.engine;
 
+import io.gpupool.policy.fact.FactReads;
 import io.gpupool.policy.fact.RequestFact;
 import io.gpupool.policy.fact.SnapshotFacts;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,13 +13,17 @@ import java.util.Set;
 
 /**
  * {@link PolicyEngine#admit} and {@link PolicyEngine#preempt} for one writer, remembering the last
- * evaluations by what they saw: the compiled policy and the exact fact list. Facts are records
- * compared by value, and a rule's consequence depends only on the facts it matched (rules/README:
- * no services, clocks or mutable globals), so the same policy on equal facts decides the same; a
- * scheduling pass that retries a queued request on a model where nothing it reads changed is
- * answered from here instead of a new rule session. Only evaluations that completed without error
- * are kept (a stopped or failed one is evaluated again, as without the memo). Bounded, least
- * recently used first out; single-threaded, like the writer that owns it.
+ * evaluations by what they saw. Facts are records compared by value, and a rule's consequence
+ * depends only on the facts it matched (rules/README: no services, clocks or mutable globals), so
+ * the same policy on equal facts decides the same; a scheduling pass that retries a queued request
+ * on a model where nothing it reads changed is answered from here instead of a new rule session.
+ * Admissions go further: the values that move with every placement and release (pool free and
+ * lendable capacity, tenants' usage: {@link FactReads.Moving}) are compared only where the last
+ * evaluation of the same request on otherwise equal facts read them ({@link FactReads}), so a
+ * release in one pool does not send every queued request back to the rules, only those whose
+ * evaluation looked at what it changed. Only evaluations that completed without error are kept (a
+ * stopped or failed one is evaluated again, as without the memo). Bounded, least recently used
+ * first out; single-threaded, like the writer that owns it.
  */
 public final class EvaluationMemo {
     /** Enough for every queued request of a large queue to find its answer again in the next pass. */
@@ -33,7 +39,10 @@ public final class EvaluationMemo {
 
     private final PolicyEngine engine;
     private final Remembered admissions = new Remembered(ADMISSIONS);
+    private final ByReads admissionsByReads = new ByReads(ADMISSIONS);
     private final Remembered preemptions = new Remembered(PREEMPTIONS);
+    private long admissionsEvaluated;
+    private long admissionsRemembered;
 
     public EvaluationMemo(PolicyEngine engine) {
         this.engine = engine;
@@ -41,7 +50,19 @@ public final class EvaluationMemo {
 
     /** As {@link PolicyEngine#admit}. */
     public Evaluation admit(CompiledPolicy policy, SnapshotFacts facts, RequestFact request) {
-        return admissions.evaluate(policy, facts.forAdmission(request));
+        List<Object> admission = facts.forAdmission(request);
+        return engine.remembersByReads() ? admissionsByReads.evaluate(policy, admission)
+                : admissions.evaluate(policy, admission);
+    }
+
+    /** Admissions that needed a rule session so far. */
+    public long admissionsEvaluated() {
+        return admissionsEvaluated;
+    }
+
+    /** Admissions answered from memory so far. */
+    public long admissionsRemembered() {
+        return admissionsRemembered;
     }
 
     /** As {@link PolicyEngine#preempt(CompiledPolicy, SnapshotFacts, RequestFact, Collection, Collection, Set)}. */
@@ -65,18 +86,91 @@ public final class EvaluationMemo {
 
         Evaluation evaluate(CompiledPolicy policy, List<Object> facts) {
             if (facts.size() > MAX_FACTS) {
+                count(this == admissions, false);
                 return engine.evaluate(policy, Scope.ADMISSION, facts);
             }
-            Key key = new Key(policy, facts);
+            Key key = new Key(policy, List.copyOf(facts));
             Evaluation known = byFacts.get(key);
             if (known != null) {
+                count(this == admissions, true);
                 return known;
             }
             Evaluation evaluation = engine.evaluate(policy, Scope.ADMISSION, facts);
+            count(this == admissions, false);
             if (evaluation.ok()) {
                 byFacts.put(key, evaluation);
             }
             return evaluation;
+        }
+    }
+
+    private void count(boolean admission, boolean remembered) {
+        if (admission && remembered) {
+            admissionsRemembered++;
+        } else if (admission) {
+            admissionsEvaluated++;
+        }
+    }
+
+    /**
+     * Admissions by the policy and the facts without their moving values (position by position),
+     * each with what its evaluation read of those values: answered again while every value read
+     * is still the same. One evaluation is kept per such key (the latest): a queued request's.
+     */
+    private final class ByReads {
+        private final Map<Key, Known> byFixedFacts;
+
+        ByReads(int capacity) {
+            this.byFixedFacts = new LinkedHashMap<>(64, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<Key, Known> eldest) {
+                    return size() > capacity;
+                }
+            };
+        }
+
+        Evaluation evaluate(CompiledPolicy policy, List<Object> facts) {
+            if (facts.size() > MAX_FACTS) {
+                count(true, false);
+                return engine.evaluate(policy, Scope.ADMISSION, facts);
+            }
+            List<Object> fixed = new ArrayList<>(facts.size());
+            for (Object fact : facts) {
+                fixed.add(FactReads.withoutMoving(fact));
+            }
+            Key key = new Key(policy, fixed);
+            Known known = byFixedFacts.get(key);
+            if (known != null && known.holdsIn(facts)) {
+                count(true, true);
+                return known.evaluation;
+            }
+            Evaluation evaluation;
+            Known learnt;
+            try (FactReads.Log log = FactReads.record(facts)) {
+                evaluation = engine.evaluate(policy, Scope.ADMISSION, facts);
+                // A read of a moving value from no input position (a fact a rule built): compared whole instead.
+                learnt = log.complete() ? new Known(evaluation, log.reads(), null) : new Known(evaluation, null, List.copyOf(facts));
+            }
+            count(true, false);
+            if (evaluation.ok()) {
+                byFixedFacts.put(key, learnt);
+            }
+            return evaluation;
+        }
+    }
+
+    /** An evaluation, and either the moving values it read or (when they could not all be traced) its whole facts. */
+    private record Known(Evaluation evaluation, List<FactReads.Reading> reads, List<Object> facts) {
+        boolean holdsIn(List<Object> now) {
+            if (reads == null) {
+                return facts.equals(now);
+            }
+            for (FactReads.Reading read : reads) {
+                if (!read.holdsIn(now)) {
+                    return false;
+                }
+            }
+            return true;
         }
     }
 
@@ -86,9 +180,10 @@ public final class EvaluationMemo {
         private final List<Object> facts;
         private final int hash;
 
+        /** {@code facts}: not changed afterwards. */
         Key(CompiledPolicy policy, List<Object> facts) {
             this.policy = policy;
-            this.facts = List.copyOf(facts);
+            this.facts = facts;
             this.hash = 31 * System.identityHashCode(policy) + this.facts.hashCode();
         }
 

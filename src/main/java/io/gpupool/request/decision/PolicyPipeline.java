@@ -90,6 +90,11 @@ public final class PolicyPipeline {
         decider.leaseIds(ids);
     }
 
+    /** Admissions so far that needed a rule session, and those answered from memory: {evaluated, remembered}. */
+    public long[] admissions() {
+        return decider.admissions();
+    }
+
     /** Victim searches started so far by this pipeline's decisions. */
     public long searches() {
         return decider.searches();

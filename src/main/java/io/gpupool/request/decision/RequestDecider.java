@@ -85,6 +85,11 @@ public final class RequestDecider {
         this.leaseIds = ids;
     }
 
+    /** Admissions so far that needed a rule session, and those answered from memory ({@link EvaluationMemo}). */
+    public long[] admissions() {
+        return new long[]{evaluations.admissionsEvaluated(), evaluations.admissionsRemembered()};
+    }
+
     /** Victim searches started by this decider's attempts so far (see {@code RequestPlanner.searches}). */
     public long searches() {
         return planner.searches();
