@@ -63,7 +63,6 @@ class AdmissionsRememberedByWhatTheyReadTest {
         PolicyRun remembered = byReads.baseline();
         assertThat(remembered.fates()).usingRecursiveComparison().isEqualTo(plain.fates());
         assertThat(remembered.decisions()).isEqualTo(plain.decisions());
-        assertThat(remembered.work().passes()).isEqualTo(plain.work().passes());
         // and the memory did answer more, or this compares nothing
         assertThat(remembered.work().admissions()).isLessThan(plain.work().admissions());
         assertThat(remembered.work().admissions() + remembered.work().admissionsRemembered())

@@ -4,7 +4,6 @@ import io.gpupool.policy.fact.FactReads;
 import io.gpupool.policy.fact.RequestFact;
 import io.gpupool.policy.fact.SnapshotFacts;
 
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -113,17 +112,19 @@ public final class EvaluationMemo {
     }
 
     /**
-     * Admissions by the policy and the facts without their moving values (position by position),
-     * each with what its evaluation read of those values: answered again while every value read
-     * is still the same. One evaluation is kept per such key (the latest): a queued request's.
+     * Admissions by the policy and the request, each with the facts it was evaluated on and what its
+     * evaluation read of their moving values: answered again on facts equal to those apart from
+     * their moving values, position by position, while every value read is still the same. Most
+     * facts of a retry are the very objects of the last one (the pools and rows of tenants nothing
+     * happened to), so comparisons start with identity. One evaluation is kept per request (the latest).
      */
     private final class ByReads {
-        private final Map<Key, Known> byFixedFacts;
+        private final Map<RequestKey, Known> byRequest;
 
         ByReads(int capacity) {
-            this.byFixedFacts = new LinkedHashMap<>(64, 0.75f, true) {
+            this.byRequest = new LinkedHashMap<>(64, 0.75f, true) {
                 @Override
-                protected boolean removeEldestEntry(Map.Entry<Key, Known> eldest) {
+                protected boolean removeEldestEntry(Map.Entry<RequestKey, Known> eldest) {
                     return size() > capacity;
                 }
             };
@@ -134,12 +135,8 @@ public final class EvaluationMemo {
                 count(true, false);
                 return engine.evaluate(policy, Scope.ADMISSION, facts);
             }
-            List<Object> fixed = new ArrayList<>(facts.size());
-            for (Object fact : facts) {
-                fixed.add(FactReads.withoutMoving(fact));
-            }
-            Key key = new Key(policy, fixed);
-            Known known = byFixedFacts.get(key);
+            RequestKey key = new RequestKey(policy, facts.get(0));
+            Known known = byRequest.get(key);
             if (known != null && known.holdsIn(facts)) {
                 count(true, true);
                 return known.evaluation;
@@ -148,25 +145,49 @@ public final class EvaluationMemo {
             Known learnt;
             try (FactReads.Log log = FactReads.record(facts)) {
                 evaluation = engine.evaluate(policy, Scope.ADMISSION, facts);
-                // A read of a moving value from no input position (a fact a rule built): compared whole instead.
-                learnt = log.complete() ? new Known(evaluation, log.reads(), null) : new Known(evaluation, null, List.copyOf(facts));
+                // A moving value read from no input position (a fact a rule built): the facts are compared whole instead.
+                learnt = new Known(evaluation, List.copyOf(facts), log.complete() ? log.reads() : null);
             }
             count(true, false);
             if (evaluation.ok()) {
-                byFixedFacts.put(key, learnt);
+                byRequest.put(key, learnt);
             }
             return evaluation;
         }
     }
 
-    /** An evaluation, and either the moving values it read or (when they could not all be traced) its whole facts. */
-    private record Known(Evaluation evaluation, List<FactReads.Reading> reads, List<Object> facts) {
+    /** The same compiled policy (the very instance) and an equal first fact (the request). */
+    private record RequestKey(CompiledPolicy policy, Object request) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof RequestKey k && k.policy == policy && k.request.equals(request);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * System.identityHashCode(policy) + request.hashCode();
+        }
+    }
+
+    /**
+     * An evaluation, the facts it was evaluated on, and the moving values it read of them (null when
+     * they could not all be traced: then only equal facts are answered).
+     */
+    private record Known(Evaluation evaluation, List<Object> facts, List<FactReads.Reading> reads) {
         boolean holdsIn(List<Object> now) {
             if (reads == null) {
                 return facts.equals(now);
             }
+            if (now.size() != facts.size()) {
+                return false;
+            }
+            for (int i = 0; i < now.size(); i++) {
+                if (!FactReads.sameApartFromMoving(facts.get(i), now.get(i))) {
+                    return false;
+                }
+            }
             for (FactReads.Reading read : reads) {
-                if (!read.holdsIn(now)) {
+                if (!read.holdsIn(facts, now)) {
                     return false;
                 }
             }

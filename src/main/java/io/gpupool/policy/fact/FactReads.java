@@ -177,6 +177,12 @@ public final class FactReads {
     public sealed interface Reading permits Read, Order {
         /** Whether {@code facts} (read without noting when this thread does not record) tell the same. */
         boolean holdsIn(List<?> facts);
+
+        /**
+         * As {@link #holdsIn(List)} for {@code now}, where {@code then} are the facts it was read from:
+         * a position holding the very same (immutable) object holds without reading it again.
+         */
+        boolean holdsIn(List<?> then, List<?> now);
     }
 
     /** A moving value read at an input position, and what it was. */
@@ -184,6 +190,12 @@ public final class FactReads {
         @Override
         public boolean holdsIn(List<?> facts) {
             return position < facts.size() && Objects.equals(value.of(facts.get(position)), was);
+        }
+
+        @Override
+        public boolean holdsIn(List<?> then, List<?> now) {
+            return position < now.size() && position < then.size() && then.get(position) == now.get(position)
+                    || holdsIn(now);
         }
     }
 
@@ -194,23 +206,33 @@ public final class FactReads {
             return first < facts.size() && second < facts.size()
                     && Integer.signum(Long.compare((Long) value.of(facts.get(first)), (Long) value.of(facts.get(second)))) == sign;
         }
+
+        @Override
+        public boolean holdsIn(List<?> then, List<?> now) {
+            return first < now.size() && second < now.size() && first < then.size() && second < then.size()
+                    && then.get(first) == now.get(first) && then.get(second) == now.get(second) || holdsIn(now);
+        }
     }
 
     /**
-     * {@code fact} with its moving values left out, compared by value: what two fact lists must
-     * agree on, position by position, before their reads are compared. Facts without moving values
-     * are themselves.
+     * Whether two facts are equal apart from their moving values (the same object always is): what
+     * two fact lists must agree on, position by position, before their reads are compared. Facts
+     * without moving values are compared whole.
      */
-    public static Object withoutMoving(Object fact) {
-        if (fact instanceof PoolFact p) {
-            return p.fixedPart();
+    public static boolean sameApartFromMoving(Object a, Object b) {
+        if (a == b) {
+            return true;
         }
-        if (fact instanceof TenantUsageFact u) {
-            return u.fixedPart();
+        if (a instanceof PoolFact p && b instanceof PoolFact q) {
+            return p.fixedPart().equals(q.fixedPart());
         }
-        if (fact instanceof AncestorGuaranteeFact a) {
-            return a.fixedPart();
+        if (a instanceof TenantUsageFact u && b instanceof TenantUsageFact v) {
+            return u.fixedPart().equals(v.fixedPart());
         }
-        return fact;
+        if (a instanceof AncestorGuaranteeFact g && b instanceof AncestorGuaranteeFact h) {
+            return g.fixedPart().equals(h.fixedPart());
+        }
+        return a != null && a.getClass() == b.getClass() && !(a instanceof PoolFact || a instanceof TenantUsageFact
+                || a instanceof AncestorGuaranteeFact) && a.equals(b);
     }
 }

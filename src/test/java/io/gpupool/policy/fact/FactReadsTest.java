@@ -78,7 +78,9 @@ class FactReadsTest {
                 Map.of("H100", 1000L), 81920, 0);
         assertThat(reads.get(0).holdsIn(List.of(request, fuller, usage))).isFalse();
         assertThat(reads.get(0).holdsIn(List.of(request, lendsLess, usage))).isTrue(); // lendable was not read
-        assertThat(FactReads.withoutMoving(lendsLess)).isEqualTo(FactReads.withoutMoving(fuller));
+        assertThat(FactReads.sameApartFromMoving(lendsLess, fuller)).isTrue();
+        assertThat(FactReads.sameApartFromMoving(pool, new PoolFact("p", "P", "ELASTIC", false, 2, 2000, 1000,
+                Map.of("H100", 2000L), Map.of("H100", 1000L), 81920, 500))).isFalse();
     }
 
     @Test

@@ -54,18 +54,21 @@ public final class PolicyReplayWeekBenchmark {
         }
         command.addAll(List.of("--sample-every", "1h", "--no-progress", "--out", dir.resolve("out").toString()));
         long cpu = processCpuNanos();
+        long ownCpu = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
         long t = System.nanoTime();
         int exit = SimulateCommand.run(command.toArray(String[]::new));
         double seconds = (System.nanoTime() - t) / 1e9;
         double cpuSeconds = (processCpuNanos() - cpu) / 1e9;
+        // this thread's alone: with one policy the replay runs here (the process adds the JIT and the GC)
+        double ownCpuSeconds = (ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - ownCpu) / 1e9;
         long peak = 0;
         for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
             if (pool.getType() == MemoryType.HEAP) {
                 peak += pool.getPeakUsage().getUsed();
             }
         }
-        System.out.printf("exit %d; simulate (%s, with rule compiles and writing) %.1f s wall, %.1f s CPU (process); peak heap %d MiB; load average at end %.2f%n",
-                exit, String.join(" + ", policies), seconds, cpuSeconds, peak >> 20,
+        System.out.printf("exit %d; simulate (%s, with rule compiles and writing) %.1f s wall, %.1f s CPU (process), %.1f s CPU (main thread); peak heap %d MiB; load average at end %.2f%n",
+                exit, String.join(" + ", policies), seconds, cpuSeconds, ownCpuSeconds, peak >> 20,
                 ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     }
 
