@@ -132,8 +132,12 @@ public final class SimulateCommand implements Callable<Integer> {
                 + work.to() + ", under " + String.join(", ", policies));
         long began = System.nanoTime();
         try {
+            // The command owns the machine: one thread per policy, up to one per core; the runs are
+            // independent and the result is the same as one after another.
+            int threads = Math.min(candidates.size(), Runtime.getRuntime().availableProcessors());
+            progressDone = new double[candidates.size()];
             PolicyReplay.Result result = PolicyReplay.run(new Simulation(new PolicyEngine(), settings, sample), start, work,
-                    candidates, this::progress, () -> false);
+                    candidates, this::progress, () -> false, threads);
             for (PolicyRun run : result.runs()) {
                 stderr.println("simulate: " + run.label() + ": " + run.work()); // what the replay ran and skipped
             }
@@ -149,15 +153,21 @@ public final class SimulateCommand implements Callable<Integer> {
         }
     }
 
+    /** How far each policy's run is (0..1): runs side by side report in turns. */
+    private double[] progressDone;
+
     private void progress(int run, int runs, String label, double done) {
         if (noProgress) {
             return;
         }
+        progressDone[run] = done;
+        double all = java.util.Arrays.stream(progressDone).sum() / runs;
+        long finished = java.util.Arrays.stream(progressDone).filter(d -> d >= 1).count();
         int width = 30;
-        int filled = (int) Math.round(done * width);
-        stderr.print("\r[" + "#".repeat(filled) + " ".repeat(width - filled) + "] " + (run + 1) + "/" + runs + " " + label
-                + String.format(" %3.0f%%", done * 100) + "    ");
-        if (done >= 1 && run == runs - 1) {
+        int filled = (int) Math.round(all * width);
+        stderr.print("\r[" + "#".repeat(filled) + " ".repeat(width - filled) + "] " + finished + "/" + runs
+                + " policies done, " + label + String.format(" %3.0f%%", done * 100) + "    ");
+        if (finished == runs) {
             stderr.println();
         }
         stderr.flush();

@@ -61,7 +61,7 @@ public final class Decisions {
         List<String> ordered = pools.stream()
                 .filter(p -> tierOrder.contains(p.tier()))
                 .sorted(Comparator.comparingInt((PoolFact p) -> tierOrder.indexOf(p.tier()))
-                        .thenComparing(Comparator.comparingLong(PoolFact::freeMilli).reversed())
+                        .thenComparing((a, b) -> b.compareFreeMilli(a)) // most free first; only the order is noted
                         .thenComparing(PoolFact::poolId))
                 .map(PoolFact::poolId)
                 .toList();

@@ -1,5 +1,6 @@
 package io.gpupool.policy.engine;
 
+import io.gpupool.policy.fact.FactReads;
 import io.gpupool.policy.fact.RequestFact;
 import io.gpupool.policy.fact.SnapshotFacts;
 
@@ -11,13 +12,17 @@ import java.util.Set;
 
 /**
  * {@link PolicyEngine#admit} and {@link PolicyEngine#preempt} for one writer, remembering the last
- * evaluations by what they saw: the compiled policy and the exact fact list. Facts are records
- * compared by value, and a rule's consequence depends only on the facts it matched (rules/README:
- * no services, clocks or mutable globals), so the same policy on equal facts decides the same; a
- * scheduling pass that retries a queued request on a model where nothing it reads changed is
- * answered from here instead of a new rule session. Only evaluations that completed without error
- * are kept (a stopped or failed one is evaluated again, as without the memo). Bounded, least
- * recently used first out; single-threaded, like the writer that owns it.
+ * evaluations by what they saw. Facts are records compared by value, and a rule's consequence
+ * depends only on the facts it matched (rules/README: no services, clocks or mutable globals), so
+ * the same policy on equal facts decides the same; a scheduling pass that retries a queued request
+ * on a model where nothing it reads changed is answered from here instead of a new rule session.
+ * Admissions go further: the values that move with every placement and release (pool free and
+ * lendable capacity, tenants' usage: {@link FactReads.Moving}) are compared only where the last
+ * evaluation of the same request on otherwise equal facts read them ({@link FactReads}), so a
+ * release in one pool does not send every queued request back to the rules, only those whose
+ * evaluation looked at what it changed. Only evaluations that completed without error are kept (a
+ * stopped or failed one is evaluated again, as without the memo). Bounded, least recently used
+ * first out; single-threaded, like the writer that owns it.
  */
 public final class EvaluationMemo {
     /** Enough for every queued request of a large queue to find its answer again in the next pass. */
@@ -33,9 +38,12 @@ public final class EvaluationMemo {
 
     private final PolicyEngine engine;
     private final Remembered admissions = new Remembered(ADMISSIONS);
+    private final ByReads admissionsByReads = new ByReads(ADMISSIONS);
     private final Remembered preemptions = new Remembered(PREEMPTIONS);
     /** Evaluations that failed or were stopped, ever (a caller that keeps what it decided must know). */
     private long failures;
+    private long admissionsEvaluated;
+    private long admissionsRemembered;
 
     public EvaluationMemo(PolicyEngine engine) {
         this.engine = engine;
@@ -43,7 +51,19 @@ public final class EvaluationMemo {
 
     /** As {@link PolicyEngine#admit}. */
     public Evaluation admit(CompiledPolicy policy, SnapshotFacts facts, RequestFact request) {
-        return admissions.evaluate(policy, facts.forAdmission(request));
+        List<Object> admission = facts.forAdmission(request);
+        return engine.remembersByReads() ? admissionsByReads.evaluate(policy, admission)
+                : admissions.evaluate(policy, admission);
+    }
+
+    /** Admissions that needed a rule session so far. */
+    public long admissionsEvaluated() {
+        return admissionsEvaluated;
+    }
+
+    /** Admissions answered from memory so far. */
+    public long admissionsRemembered() {
+        return admissionsRemembered;
     }
 
     /** As {@link PolicyEngine#preempt(CompiledPolicy, SnapshotFacts, RequestFact, Collection, Collection, Set)}. */
@@ -67,14 +87,17 @@ public final class EvaluationMemo {
 
         Evaluation evaluate(CompiledPolicy policy, List<Object> facts) {
             if (facts.size() > MAX_FACTS) {
+                count(this == admissions, false);
                 return counted(engine.evaluate(policy, Scope.ADMISSION, facts));
             }
-            Key key = new Key(policy, facts);
+            Key key = new Key(policy, List.copyOf(facts));
             Evaluation known = byFacts.get(key);
             if (known != null) {
+                count(this == admissions, true);
                 return known;
             }
             Evaluation evaluation = counted(engine.evaluate(policy, Scope.ADMISSION, facts));
+            count(this == admissions, false);
             if (evaluation.ok()) {
                 byFacts.put(key, evaluation);
             }
@@ -94,15 +117,108 @@ public final class EvaluationMemo {
         return failures;
     }
 
+    private void count(boolean admission, boolean remembered) {
+        if (admission && remembered) {
+            admissionsRemembered++;
+        } else if (admission) {
+            admissionsEvaluated++;
+        }
+    }
+
+    /**
+     * Admissions by the policy and the request, each with the facts it was evaluated on and what its
+     * evaluation read of their moving values: answered again on facts equal to those apart from
+     * their moving values, position by position, while every value read is still the same. Most
+     * facts of a retry are the very objects of the last one (the pools and rows of tenants nothing
+     * happened to), so comparisons start with identity. One evaluation is kept per request (the latest).
+     */
+    private final class ByReads {
+        private final Map<RequestKey, Known> byRequest;
+
+        ByReads(int capacity) {
+            this.byRequest = new LinkedHashMap<>(64, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<RequestKey, Known> eldest) {
+                    return size() > capacity;
+                }
+            };
+        }
+
+        Evaluation evaluate(CompiledPolicy policy, List<Object> facts) {
+            if (facts.size() > MAX_FACTS) {
+                count(true, false);
+                return counted(engine.evaluate(policy, Scope.ADMISSION, facts));
+            }
+            RequestKey key = new RequestKey(policy, facts.get(0));
+            Known known = byRequest.get(key);
+            if (known != null && known.holdsIn(facts)) {
+                count(true, true);
+                return known.evaluation;
+            }
+            Evaluation evaluation;
+            Known learnt;
+            try (FactReads.Log log = FactReads.record(facts)) {
+                evaluation = counted(engine.evaluate(policy, Scope.ADMISSION, facts));
+                // A moving value read from no input position (a fact a rule built): the facts are compared whole instead.
+                learnt = new Known(evaluation, List.copyOf(facts), log.complete() ? log.reads() : null);
+            }
+            count(true, false);
+            if (evaluation.ok()) {
+                byRequest.put(key, learnt);
+            }
+            return evaluation;
+        }
+    }
+
+    /** The same compiled policy (the very instance) and an equal first fact (the request). */
+    private record RequestKey(CompiledPolicy policy, Object request) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof RequestKey k && k.policy == policy && k.request.equals(request);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * System.identityHashCode(policy) + request.hashCode();
+        }
+    }
+
+    /**
+     * An evaluation, the facts it was evaluated on, and the moving values it read of them (null when
+     * they could not all be traced: then only equal facts are answered).
+     */
+    private record Known(Evaluation evaluation, List<Object> facts, List<FactReads.Reading> reads) {
+        boolean holdsIn(List<Object> now) {
+            if (reads == null) {
+                return facts.equals(now);
+            }
+            if (now.size() != facts.size()) {
+                return false;
+            }
+            for (int i = 0; i < now.size(); i++) {
+                if (!FactReads.sameApartFromMoving(facts.get(i), now.get(i))) {
+                    return false;
+                }
+            }
+            for (FactReads.Reading read : reads) {
+                if (!read.holdsIn(facts, now)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
     /** The same compiled policy (the very instance) and equal facts in the same order. */
     private static final class Key {
         private final CompiledPolicy policy;
         private final List<Object> facts;
         private final int hash;
 
+        /** {@code facts}: not changed afterwards. */
         Key(CompiledPolicy policy, List<Object> facts) {
             this.policy = policy;
-            this.facts = List.copyOf(facts);
+            this.facts = facts;
             this.hash = 31 * System.identityHashCode(policy) + this.facts.hashCode();
         }
 

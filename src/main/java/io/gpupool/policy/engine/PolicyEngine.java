@@ -23,6 +23,7 @@ import java.util.Set;
  */
 public final class PolicyEngine {
     private final EvaluationLimits limits;
+    private final boolean remembersByReads;
 
     public PolicyEngine() {
         this(EvaluationLimits.DEFAULT);
@@ -34,7 +35,21 @@ public final class PolicyEngine {
     }
 
     public PolicyEngine(EvaluationLimits limits) {
+        this(limits, true);
+    }
+
+    /**
+     * @param remembersByReads whether an {@link EvaluationMemo} over this engine answers an admission
+     *                         again while the moving values its last evaluation read are unchanged
+     *                         (true), or only on equal facts (false: the equivalence tests compare both)
+     */
+    public PolicyEngine(EvaluationLimits limits, boolean remembersByReads) {
         this.limits = limits;
+        this.remembersByReads = remembersByReads;
+    }
+
+    boolean remembersByReads() {
+        return remembersByReads;
     }
 
     /** Per-request admission: the request, its tenant lineage and usage, and the pool summaries. */

@@ -1,6 +1,7 @@
 package io.gpupool.policy.fact;
 
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -30,22 +31,47 @@ public record PoolFact(String poolId, String name, String tier, boolean sharingA
                 freeMilliByModel, maxMemoryMib, lendableMilli, Set.of());
     }
 
+    // The free and lendable capacity move with every placement and release: each read of them is
+    // noted for the evaluation that makes it (FactReads), here and in every method that derives from them.
+
+    public long freeMilli() {
+        return FactReads.noted(this, FactReads.Moving.POOL_FREE, freeMilli);
+    }
+
+    public Map<String, Long> freeMilliByModel() {
+        return FactReads.noted(this, FactReads.Moving.POOL_FREE_BY_MODEL, freeMilliByModel);
+    }
+
+    public long lendableMilli() {
+        return FactReads.noted(this, FactReads.Moving.POOL_LENDABLE, lendableMilli);
+    }
+
+    /**
+     * {@link Long#compare} of this pool's free capacity with {@code other}'s, for callers that only
+     * order pools by it: what an evaluation notes is the order, not the two values, so a placement
+     * that leaves the order as it was does not make the evaluation's answer stale.
+     */
+    public int compareFreeMilli(PoolFact other) {
+        return FactReads.notedOrder(this, other, FactReads.Moving.POOL_FREE, Long.compare(freeMilli, other.freeMilli));
+    }
+
     /** This pool as rules should see it once the allocator has found no placement for {@code requestId}. */
     public PoolFact withoutPlacementFor(String requestId) {
         Set<String> ids = new java.util.HashSet<>(unplaceable);
         ids.add(requestId);
-        return new PoolFact(poolId, name, tier, sharingAllowed, deviceCount, capacityMilli, freeMilli,
-                capacityMilliByModel, freeMilliByModel, maxMemoryMib, lendableMilli, ids);
+        return new PoolFact(poolId, name, tier, sharingAllowed, deviceCount, capacityMilli, freeMilli(),
+                capacityMilliByModel, freeMilliByModel(), maxMemoryMib, lendableMilli(), ids);
     }
 
     /** Free milli-GPU on the models the request accepts. */
     public long freeMilliFor(RequestFact request) {
         if (request.allowedModels().isEmpty()) {
-            return freeMilli;
+            return freeMilli();
         }
+        Map<String, Long> byModel = freeMilliByModel();
         long free = 0;
         for (String model : request.allowedModels()) {
-            free += freeMilliByModel.getOrDefault(model, 0L);
+            free += byModel.getOrDefault(model, 0L);
         }
         return free;
     }
@@ -86,5 +112,54 @@ public record PoolFact(String poolId, String name, String tier, boolean sharingA
         boolean modelOk = request.allowedModels().isEmpty()
                 || request.allowedModels().stream().anyMatch(capacityMilliByModel::containsKey);
         return modelOk && maxMemoryMib >= request.minGpuMemoryMib() && deviceCount > 0;
+    }
+
+    /** Everything but the free and lendable capacity, compared by value ({@link FactReads#withoutMoving}). */
+    Fixed fixedPart() {
+        return new Fixed(poolId, name, tier, sharingAllowed, deviceCount, capacityMilli, capacityMilliByModel,
+                maxMemoryMib, unplaceable);
+    }
+
+    record Fixed(String poolId, String name, String tier, boolean sharingAllowed, int deviceCount, long capacityMilli,
+                 Map<String, Long> capacityMilliByModel, long maxMemoryMib, Set<String> unplaceable) {
+    }
+
+    // As a record's own equals, hashCode and toString (component by component, hash 31 * h + component),
+    // reading the moving components through their accessors so that an evaluation comparing,
+    // hashing or printing a pool notes that it read them.
+
+    @Override
+    public boolean equals(Object o) {
+        return this == o || o instanceof PoolFact p && Objects.equals(poolId, p.poolId) && Objects.equals(name, p.name)
+                && Objects.equals(tier, p.tier) && sharingAllowed == p.sharingAllowed && deviceCount == p.deviceCount
+                && capacityMilli == p.capacityMilli && freeMilli() == p.freeMilli()
+                && Objects.equals(capacityMilliByModel, p.capacityMilliByModel)
+                && Objects.equals(freeMilliByModel(), p.freeMilliByModel()) && maxMemoryMib == p.maxMemoryMib
+                && lendableMilli() == p.lendableMilli() && Objects.equals(unplaceable, p.unplaceable);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = Objects.hashCode(poolId);
+        h = 31 * h + Objects.hashCode(name);
+        h = 31 * h + Objects.hashCode(tier);
+        h = 31 * h + Boolean.hashCode(sharingAllowed);
+        h = 31 * h + Integer.hashCode(deviceCount);
+        h = 31 * h + Long.hashCode(capacityMilli);
+        h = 31 * h + Long.hashCode(freeMilli());
+        h = 31 * h + Objects.hashCode(capacityMilliByModel);
+        h = 31 * h + Objects.hashCode(freeMilliByModel());
+        h = 31 * h + Long.hashCode(maxMemoryMib);
+        h = 31 * h + Long.hashCode(lendableMilli());
+        return 31 * h + Objects.hashCode(unplaceable);
+    }
+
+    @Override
+    public String toString() {
+        return "PoolFact[poolId=" + poolId + ", name=" + name + ", tier=" + tier + ", sharingAllowed=" + sharingAllowed
+                + ", deviceCount=" + deviceCount + ", capacityMilli=" + capacityMilli + ", freeMilli=" + freeMilli()
+                + ", capacityMilliByModel=" + capacityMilliByModel + ", freeMilliByModel=" + freeMilliByModel()
+                + ", maxMemoryMib=" + maxMemoryMib + ", lendableMilli=" + lendableMilli() + ", unplaceable=" + unplaceable
+                + "]";
     }
 }

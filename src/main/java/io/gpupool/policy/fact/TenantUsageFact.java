@@ -24,7 +24,7 @@ public record TenantUsageFact(String tenantId, String orgId, String poolId, Stri
 
     /** Guarantee not yet used by the tenant's tree; negative when the tree already borrows. */
     public long headroomMilli() {
-        return guaranteedMilli - subtreeUsedMilli;
+        return guaranteedMilli - subtreeUsedMilli();
     }
 
     /** How much of the request would exceed the guarantee (0 when it fits). */
@@ -34,7 +34,7 @@ public record TenantUsageFact(String tenantId, String orgId, String poolId, Stri
 
     /** Borrowing the tenant may still do before reaching its borrowing limit. */
     public long borrowRoomMilli() {
-        return Math.max(0, borrowingLimitMilli - borrowedMilli);
+        return Math.max(0, borrowingLimitMilli - borrowedMilli());
     }
 
     /**
@@ -42,7 +42,7 @@ public record TenantUsageFact(String tenantId, String orgId, String poolId, Stri
      * children withhold, capped by its own lending limit. Lending limits so apply at every level.
      */
     public long lendableMilli() {
-        return Math.min(lendingLimitMilli, Math.max(0, headroomMilli() - withheldBelowMilli));
+        return Math.min(lendingLimitMilli, Math.max(0, headroomMilli() - withheldBelowMilli()));
     }
 
     /** Idle guarantee of this subtree that tenants outside it may not borrow (its lending limits, here and below). */
@@ -52,5 +52,72 @@ public record TenantUsageFact(String tenantId, String orgId, String poolId, Stri
 
     public boolean isAnyModel() {
         return ANY_MODEL.equals(model);
+    }
+
+    // What the tenant uses, borrows and its children withhold moves with every placement and release:
+    // each read of them is noted for the evaluation that makes it (FactReads), here and in every
+    // method that derives from them.
+
+    public long usedMilli() {
+        return FactReads.noted(this, FactReads.Moving.USAGE_USED, usedMilli);
+    }
+
+    public long borrowedMilli() {
+        return FactReads.noted(this, FactReads.Moving.USAGE_BORROWED, borrowedMilli);
+    }
+
+    public long subtreeUsedMilli() {
+        return FactReads.noted(this, FactReads.Moving.USAGE_SUBTREE_USED, subtreeUsedMilli);
+    }
+
+    public long withheldBelowMilli() {
+        return FactReads.noted(this, FactReads.Moving.USAGE_WITHHELD_BELOW, withheldBelowMilli);
+    }
+
+    /** Everything but the moving usage, compared by value ({@link FactReads#withoutMoving}). */
+    Fixed fixedPart() {
+        return new Fixed(tenantId, orgId, poolId, model, guaranteedMilli, borrowingLimitMilli, lendingLimitMilli);
+    }
+
+    record Fixed(String tenantId, String orgId, String poolId, String model, long guaranteedMilli,
+                 long borrowingLimitMilli, long lendingLimitMilli) {
+    }
+
+    // As a record's own equals, hashCode and toString (component by component, hash 31 * h + component),
+    // reading the moving components through their accessors so that an evaluation comparing,
+    // hashing or printing a row notes that it read them.
+
+    @Override
+    public boolean equals(Object o) {
+        return this == o || o instanceof TenantUsageFact u && java.util.Objects.equals(tenantId, u.tenantId)
+                && java.util.Objects.equals(orgId, u.orgId) && java.util.Objects.equals(poolId, u.poolId)
+                && java.util.Objects.equals(model, u.model) && guaranteedMilli == u.guaranteedMilli
+                && borrowingLimitMilli == u.borrowingLimitMilli && lendingLimitMilli == u.lendingLimitMilli
+                && usedMilli() == u.usedMilli() && borrowedMilli() == u.borrowedMilli()
+                && subtreeUsedMilli() == u.subtreeUsedMilli() && withheldBelowMilli() == u.withheldBelowMilli();
+    }
+
+    @Override
+    public int hashCode() {
+        int h = java.util.Objects.hashCode(tenantId);
+        h = 31 * h + java.util.Objects.hashCode(orgId);
+        h = 31 * h + java.util.Objects.hashCode(poolId);
+        h = 31 * h + java.util.Objects.hashCode(model);
+        h = 31 * h + Long.hashCode(guaranteedMilli);
+        h = 31 * h + Long.hashCode(borrowingLimitMilli);
+        h = 31 * h + Long.hashCode(lendingLimitMilli);
+        h = 31 * h + Long.hashCode(usedMilli());
+        h = 31 * h + Long.hashCode(borrowedMilli());
+        h = 31 * h + Long.hashCode(subtreeUsedMilli());
+        return 31 * h + Long.hashCode(withheldBelowMilli());
+    }
+
+    @Override
+    public String toString() {
+        return "TenantUsageFact[tenantId=" + tenantId + ", orgId=" + orgId + ", poolId=" + poolId + ", model=" + model
+                + ", guaranteedMilli=" + guaranteedMilli + ", borrowingLimitMilli=" + borrowingLimitMilli
+                + ", lendingLimitMilli=" + lendingLimitMilli + ", usedMilli=" + usedMilli() + ", borrowedMilli="
+                + borrowedMilli() + ", subtreeUsedMilli=" + subtreeUsedMilli() + ", withheldBelowMilli="
+                + withheldBelowMilli() + "]";
     }
 }

@@ -90,6 +90,11 @@ public final class PolicyPipeline {
         decider.leaseIds(ids);
     }
 
+    /** Admissions so far that needed a rule session, and those answered from memory: {evaluated, remembered}. */
+    public long[] admissions() {
+        return decider.admissions();
+    }
+
     /** Policy evaluations of this pipeline's decisions that failed or were stopped, so far. */
     public long failedEvaluations() {
         return decider.failedEvaluations();

@@ -85,6 +85,11 @@ public final class RequestDecider {
         this.leaseIds = ids;
     }
 
+    /** Admissions so far that needed a rule session, and those answered from memory ({@link EvaluationMemo}). */
+    public long[] admissions() {
+        return new long[]{evaluations.admissionsEvaluated(), evaluations.admissionsRemembered()};
+    }
+
     /** Policy evaluations of this decider's decisions that failed or were stopped, so far. */
     public long failedEvaluations() {
         return evaluations.failures();

@@ -115,8 +115,14 @@ public final class SimulatedScheduler {
         private long passesSkipped;
         private long sweeps;
         private long sweepsSkipped;
+        private long admissions;
+        private long admissionsRemembered;
 
         public long passes() { return passes; }
+        /** Admissions that needed a rule session (submissions and retries). */
+        public long admissions() { return admissions; }
+        /** Admissions answered from memory ({@code EvaluationMemo}). */
+        public long admissionsRemembered() { return admissionsRemembered; }
         public long passesSkipped() { return passesSkipped; }
         public long sweeps() { return sweeps; }
         public long sweepsSkipped() { return sweepsSkipped; }
@@ -124,11 +130,15 @@ public final class SimulatedScheduler {
         @Override
         public String toString() {
             return "passes " + passes + " run, " + passesSkipped + " skipped; sweeps " + sweeps + " run, "
-                    + sweepsSkipped + " skipped";
+                    + sweepsSkipped + " skipped; admissions " + admissions + " evaluated, " + admissionsRemembered
+                    + " from memory";
         }
     }
 
     public Counts counts() {
+        long[] admissions = pipeline.admissions();
+        counts.admissions = admissions[0];
+        counts.admissionsRemembered = admissions[1];
         return counts;
     }
 

@@ -70,6 +70,30 @@ class EvaluationMemoTest {
         assertThat(decided(again)).isEqualTo(decided(ENGINE.admit(POLICY, tracker.of(s), larger)));
     }
 
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {1, 2, 3})
+    void comparingOnlyTheMovingValuesAnAdmissionReadAnswersMoreFromMemoryAndDecidesTheSame(long seed) {
+        LeaseChurn churn = new LeaseChurn(seed);
+        Random random = new Random(seed);
+        EvaluationMemo byReads = new EvaluationMemo(ENGINE);
+        EvaluationMemo byEqualFacts = new EvaluationMemo(new PolicyEngine(EvaluationLimits.DEFAULT, false));
+        FactsTracker tracker = new FactsTracker();
+        List<RequestFact> requests = requests(random);
+        PoolSnapshot s = churn.fleet();
+        for (int step = 0; step < 120; step++) {
+            s = churn.step(s);
+            SnapshotFacts facts = tracker.of(s);
+            for (RequestFact request : requests) {
+                assertThat(decided(byReads.admit(POLICY, facts, request))).as("seed " + seed + " step " + step)
+                        .isEqualTo(decided(byEqualFacts.admit(POLICY, facts, request)));
+            }
+        }
+
+        assertThat(byReads.admissionsRemembered()).isGreaterThan(byEqualFacts.admissionsRemembered());
+        assertThat(byReads.admissionsEvaluated() + byReads.admissionsRemembered())
+                .isEqualTo(byEqualFacts.admissionsEvaluated() + byEqualFacts.admissionsRemembered());
+    }
+
     private static List<RequestFact> requests(Random random) {
         String[] tenants = {"a", "b", "c"};
         String[] kinds = {"TRAINING", "INFERENCE", "DEV", "EXPERIMENT"};

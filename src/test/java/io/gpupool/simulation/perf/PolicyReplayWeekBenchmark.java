@@ -21,8 +21,12 @@ import java.util.Random;
  * new ids, the same pools, tenants and quotas); the workload resamples the example day's requests
  * (tenant, kind, class, size, models, heartbeats, utilisation, cancels) at uniform arrivals over
  * seven days, their run times scaled so the week offers about 75 % of the fleet's GPU-hours.
- * Prints the wall time, the load average and the peak heap after the run.
- * Usage: {@code BENCH_HEAP=-Xmx2g scripts/benchmark io.gpupool.simulation.perf.PolicyReplayWeekBenchmark [requests] [days] [copies]}
+ * Prints the wall time, the process CPU time, the load average and the peak heap after the run
+ * (and {@code simulate} prints each policy's passes, sweeps and admission sessions).
+ * Usage: {@code BENCH_HEAP=-Xmx2g scripts/benchmark io.gpupool.simulation.perf.PolicyReplayWeekBenchmark [requests] [days] [copies] [hours] [policies]}:
+ * {@code hours} above 0 keeps only the requests arriving in the first that many hours of the same
+ * workload (a slice that replays in under a minute, for experiments); {@code policies} is a
+ * comma-separated list ({@code default,policies-examples/tiered-enterprise} unless given).
  */
 public final class PolicyReplayWeekBenchmark {
     private static final Path EXAMPLE_FLEET = Path.of("policies-examples/fleet/enterprise-fleet.yaml");
@@ -32,32 +36,49 @@ public final class PolicyReplayWeekBenchmark {
         int requests = args.length > 0 ? Integer.parseInt(args[0]) : 50_000;
         int days = args.length > 1 ? Integer.parseInt(args[1]) : 7;
         int copies = args.length > 2 ? Integer.parseInt(args[2]) : 3;
+        int hours = args.length > 3 ? Integer.parseInt(args[3]) : 0;
+        List<String> policies = List.of((args.length > 4 ? args[4] : "default,policies-examples/tiered-enterprise").split(","));
         Path dir = Files.createTempDirectory("replay-week");
         Path fleet = dir.resolve("fleet.yaml");
         Path workload = dir.resolve("workload.csv");
         int gpus = writeFleet(fleet, copies);
-        writeWorkload(workload, requests, days, gpus, new Random(22));
-        System.out.printf("load average at start: %.2f, cpus: %d, java %s, max heap %d MiB; %d requests over %d days on %d GPUs%n",
+        int kept = writeWorkload(workload, requests, days, gpus, hours, new Random(22));
+        System.out.printf("load average at start: %.2f, cpus: %d, java %s, max heap %d MiB; %d requests over %d days on %d GPUs%s%n",
                 ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
                 Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"),
-                Runtime.getRuntime().maxMemory() >> 20, requests, days, gpus);
+                Runtime.getRuntime().maxMemory() >> 20, requests, days, gpus,
+                hours > 0 ? "; replaying the " + kept + " arriving in the first " + hours + " h" : "");
+        List<String> command = new ArrayList<>(List.of("--workload", workload.toString(), "--fleet", fleet.toString()));
+        for (String policy : policies) {
+            command.addAll(List.of("--policy", policy));
+        }
+        command.addAll(List.of("--sample-every", "1h", "--no-progress", "--out", dir.resolve("out").toString()));
+        long cpu = processCpuNanos();
+        long ownCpu = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
         long t = System.nanoTime();
-        int exit = SimulateCommand.run(new String[]{"--workload", workload.toString(), "--fleet", fleet.toString(),
-                "--policy", "default", "--policy", "policies-examples/tiered-enterprise", "--sample-every", "1h",
-                "--no-progress", "--out", dir.resolve("out").toString()});
+        int exit = SimulateCommand.run(command.toArray(String[]::new));
         double seconds = (System.nanoTime() - t) / 1e9;
+        double cpuSeconds = (processCpuNanos() - cpu) / 1e9;
+        // this thread's alone: with one policy the replay runs here (the process adds the JIT and the GC)
+        double ownCpuSeconds = (ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - ownCpu) / 1e9;
         long peak = 0;
         for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
             if (pool.getType() == MemoryType.HEAP) {
                 peak += pool.getPeakUsage().getUsed();
             }
         }
-        System.out.printf("exit %d; simulate (both policies, with rule compiles and writing) %.1f s; peak heap %d MiB; load average at end %.2f%n",
-                exit, seconds, peak >> 20, ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        System.out.printf("exit %d; simulate (%s, with rule compiles and writing) %.1f s wall, %.1f s CPU (process), %.1f s CPU (main thread); peak heap %d MiB; load average at end %.2f%n",
+                exit, String.join(" + ", policies), seconds, cpuSeconds, ownCpuSeconds, peak >> 20,
+                ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+    }
+
+    private static long processCpuNanos() {
+        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+                ? os.getProcessCpuTime() : 0;
     }
 
     /** The example fleet {@code copies} times over: each node again under an id with a suffix. */
-    private static int writeFleet(Path out, int copies) throws IOException {
+    public static int writeFleet(Path out, int copies) throws IOException {
         List<String> lines = Files.readAllLines(EXAMPLE_FLEET);
         int nodesAt = lines.indexOf("nodes:");
         int tenantsAt = lines.indexOf("tenants:");
@@ -79,8 +100,12 @@ public final class PolicyReplayWeekBenchmark {
         return gpus;
     }
 
-    /** {@code requests} rows resampled from the example day, arriving uniformly over {@code days}. */
-    private static void writeWorkload(Path out, int requests, int days, int gpus, Random random) throws IOException {
+    /**
+     * {@code requests} rows resampled from the example day, arriving uniformly over {@code days}; with
+     * {@code hours} above 0 only those arriving in the first {@code hours} are written, in arrival
+     * order (the same rows as the whole workload's). Returns how many rows were written.
+     */
+    public static int writeWorkload(Path out, int requests, int days, int gpus, int hours, Random random) throws IOException {
         List<String> example = Files.readAllLines(EXAMPLE_DAY);
         String header = example.get(0);
         List<String[]> rows = example.subList(1, example.size()).stream().filter(l -> !l.isBlank())
@@ -113,7 +138,16 @@ public final class PolicyReplayWeekBenchmark {
             row[cancel] = scaled(row[cancel], scale);
             text.add(String.join(",", row));
         }
+        if (hours > 0) {
+            Instant until = from.plus(Duration.ofHours(hours));
+            List<String> slice = text.subList(1, text.size()).stream()
+                    .filter(line -> Instant.parse(line.split(",", -1)[arrival]).isBefore(until))
+                    .sorted(java.util.Comparator.comparing((String line) -> line.split(",", -1)[arrival])).toList();
+            text = new ArrayList<>(List.of(header));
+            text.addAll(slice);
+        }
         Files.write(out, text);
+        return text.size() - 1;
     }
 
     private static long parse(String value) {
