@@ -87,8 +87,7 @@ public final class EvaluationMemo {
 
         Evaluation evaluate(CompiledPolicy policy, List<Object> facts) {
             if (facts.size() > MAX_FACTS) {
-                count(this == admissions, false);
-                return counted(engine.evaluate(policy, Scope.ADMISSION, facts));
+                return fresh(this == admissions, policy, facts);
             }
             Key key = new Key(policy, List.copyOf(facts));
             Evaluation known = byFacts.get(key);
@@ -96,8 +95,7 @@ public final class EvaluationMemo {
                 count(this == admissions, true);
                 return known;
             }
-            Evaluation evaluation = counted(engine.evaluate(policy, Scope.ADMISSION, facts));
-            count(this == admissions, false);
+            Evaluation evaluation = fresh(this == admissions, policy, facts);
             if (evaluation.ok()) {
                 byFacts.put(key, evaluation);
             }
@@ -105,7 +103,10 @@ public final class EvaluationMemo {
         }
     }
 
-    private Evaluation counted(Evaluation evaluation) {
+    /** A new rule session, counted: as an admission evaluated (when it is one), and as a failure when it did not complete. */
+    private Evaluation fresh(boolean admission, CompiledPolicy policy, List<Object> facts) {
+        Evaluation evaluation = engine.evaluate(policy, Scope.ADMISSION, facts);
+        count(admission, false);
         if (!evaluation.ok()) {
             failures++;
         }
@@ -146,8 +147,7 @@ public final class EvaluationMemo {
 
         Evaluation evaluate(CompiledPolicy policy, List<Object> facts) {
             if (facts.size() > MAX_FACTS) {
-                count(true, false);
-                return counted(engine.evaluate(policy, Scope.ADMISSION, facts));
+                return fresh(true, policy, facts);
             }
             RequestKey key = new RequestKey(policy, facts.get(0));
             Known known = byRequest.get(key);
@@ -158,11 +158,10 @@ public final class EvaluationMemo {
             Evaluation evaluation;
             Known learnt;
             try (FactReads.Log log = FactReads.record(facts)) {
-                evaluation = counted(engine.evaluate(policy, Scope.ADMISSION, facts));
+                evaluation = fresh(true, policy, facts);
                 // A moving value read from no input position (a fact a rule built): the facts are compared whole instead.
                 learnt = new Known(evaluation, List.copyOf(facts), log.complete() ? log.reads() : null);
             }
-            count(true, false);
             if (evaluation.ok()) {
                 byRequest.put(key, learnt);
             }

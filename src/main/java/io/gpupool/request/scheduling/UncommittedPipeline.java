@@ -71,20 +71,8 @@ public class UncommittedPipeline implements PipelineDryRun {
     private WeakReference<SnapshotFacts> sweepFacts = new WeakReference<>(null);
     private WeakReference<PoolSnapshot> startInputsOf = new WeakReference<>(null);
     private WeakReference<PolicyInputs> startInputs = new WeakReference<>(null);
-    /** How long after its instant the last live input is given again (on an unchanged model and usage). */
-    private final Duration sameInputWithin;
-    private final Object liveLock = new Object();
-    /** The input {@link #live} gave last, and the runs made on it (cleared with it). */
-    private Input lastLive;
-    private final Map<RunKey, java.util.concurrent.CompletableFuture<PipelineRun>> kept =
-            new LinkedHashMap<>(16, 0.75f, true) {
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<RunKey, java.util.concurrent.CompletableFuture<PipelineRun>> eldest) {
-                    return size() > KEPT_RUNS;
-                }
-            };
-    /** Runs kept on the last live input: the active side and a few candidates (each a few MB at scale). */
-    static final int KEPT_RUNS = 6;
+    /** The live input given again while unchanged, and the runs made on it. */
+    private final RecalledRuns recalled;
 
     UncommittedPipeline(PolicyEngine engine, WorkingSet workingSet, UsageRecorder usage,
                         io.gpupool.telemetry.DeviceTelemetry telemetry, QueuePass queuePass, Clock clock,
@@ -92,7 +80,7 @@ public class UncommittedPipeline implements PipelineDryRun {
                         @Value("${gpupool.preemption.candidate-nodes:32}") int candidateNodes,
                         @Value("${gpupool.preemption.widen-every:30s}") Duration widenEvery,
                         @Value("${gpupool.policy.dry-run.same-input-within:" + SAME_INPUT_WITHIN + "}") Duration sameInputWithin) {
-        this.sameInputWithin = sameInputWithin;
+        this.recalled = new RecalledRuns(sameInputWithin);
         this.engine = engine;
         this.workingSet = workingSet;
         this.usage = usage;
@@ -113,78 +101,21 @@ public class UncommittedPipeline implements PipelineDryRun {
 
     /**
      * The published model, the usage samples its sweep reads and the clock's instant; or the input
-     * given last, again, while the published model is that very object, the usage samples (as read
-     * now) equal its own and the clock has moved less than {@code sameInputWithin} since its instant,
-     * not backwards. A dry-run on it then answers as of that instant, at most that much ago, on
-     * exactly today's model and usage, and the runs already made on it can be given again
-     * ({@link #recallOrRun}): without this, a moving clock would make every dry-run's input new.
+     * given last, again, while none of them changed (within {@code sameInputWithin} for the clock:
+     * {@link RecalledRuns#live}), so the runs already made on it can be given again ({@link #recallOrRun}).
      */
     @Override
     public Input live() {
         PoolSnapshot snapshot = workingSet.current();
         Instant now = clock.instant();
-        List<io.gpupool.domain.lease.UsageSample> samples = LifecycleScheduler.usageOf(snapshot, usage, telemetry, now);
-        synchronized (liveLock) {
-            Input last = lastLive;
-            if (last != null && last.fleet() == snapshot && !now.isBefore(last.now())
-                    && Duration.between(last.now(), now).compareTo(sameInputWithin) < 0 && last.usage().equals(samples)) {
-                return last;
-            }
-            lastLive = new Input(snapshot, samples, now);
-            kept.clear(); // runs on another input are never given again
-            return lastLive;
-        }
-    }
-
-    /**
-     * What a run reads besides the input: the compiled rules (the very base: a content compiles to
-     * one) and the version label its decisions carry, the what-if requests, and where the live
-     * queue pass's search budget resumes ({@link QueuePass#nextBudget}). Grace, candidate nodes and
-     * widening interval are this bean's own, fixed.
-     */
-    private record RunKey(Object rules, String version, List<GpuRequest> whatIf, String searchesResumeAt) {
+        return recalled.live(snapshot, LifecycleScheduler.usageOf(snapshot, usage, telemetry, now), now);
     }
 
     @Override
     public PipelineRun recallOrRun(CompiledPolicy policy, Input input, List<GpuRequest> whatIf) {
-        RunKey key = new RunKey(policy.kieBase(), policy.version(), List.copyOf(whatIf), queuePass.searchesResumeAt());
-        java.util.concurrent.CompletableFuture<PipelineRun> mine = new java.util.concurrent.CompletableFuture<>();
-        java.util.concurrent.CompletableFuture<PipelineRun> known;
-        synchronized (liveLock) {
-            if (input != lastLive) {
-                return run(policy, input, whatIf); // a scenario, or a live input already replaced
-            }
-            known = kept.putIfAbsent(key, mine);
-        }
-        if (known != null) {
-            try {
-                return known.join(); // made, or being made beside this one (two dry-runs at once)
-            } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
-                return run(policy, input, whatIf); // that run failed: this one tries for itself
-            }
-        }
-        Ran ran;
-        try {
-            ran = runCounting(policy, input, whatIf);
-        } catch (RuntimeException | Error e) {
-            forget(key, mine);
-            mine.completeExceptionally(e);
-            throw e;
-        }
-        if (!ran.evaluationsOk()) {
-            // An evaluation failed or was stopped: on a busy machine a budget may stop what another try
-            // completes, so such a run is made again when asked again (as validation does not remember
-            // a report with errors).
-            forget(key, mine);
-        }
-        mine.complete(ran.run());
-        return ran.run();
-    }
-
-    private void forget(RunKey key, java.util.concurrent.CompletableFuture<PipelineRun> run) {
-        synchronized (liveLock) {
-            kept.remove(key, run);
-        }
+        RecalledRuns.RunKey key = new RecalledRuns.RunKey(policy.kieBase(), policy.version(), List.copyOf(whatIf),
+                queuePass.searchesResumeAt());
+        return recalled.recallOrRun(key, input, () -> runCounting(policy, input, whatIf));
     }
 
     @Override
@@ -192,11 +123,7 @@ public class UncommittedPipeline implements PipelineDryRun {
         return runCounting(policy, input, whatIf).run();
     }
 
-    /** A run, and whether every policy evaluation in it completed (a run with one that did not is never given again). */
-    private record Ran(PipelineRun run, boolean evaluationsOk) {
-    }
-
-    private Ran runCounting(CompiledPolicy policy, Input input, List<GpuRequest> whatIf) {
+    private RecalledRuns.Ran runCounting(CompiledPolicy policy, Input input, List<GpuRequest> whatIf) {
         PoolSnapshot start = input.fleet();
         Instant now = input.now();
         ModelWriter.Uncommitted model = new ModelWriter.Uncommitted(start);
@@ -239,7 +166,7 @@ public class UncommittedPipeline implements PipelineDryRun {
         PoolSnapshot end = model.current();
         Map<String, RequestFate> requests = requestFates(asked, whatIf, notQueued, end, model.logged());
         Map<String, LeaseFate> leases = leaseFates(start, end, model.logged());
-        return new Ran(new PipelineRun(policy.version(), now, later, requests, leases, totals(start, end, requests, leases), sweep),
+        return new RecalledRuns.Ran(new PipelineRun(policy.version(), now, later, requests, leases, totals(start, end, requests, leases), sweep),
                 sweep.ok() && pipeline.failedEvaluations() == 0);
     }
 
