@@ -27,7 +27,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 
 /**
  * Tenants' GPU requests: submit (placed, queued or rejected), read, cancel, and the retry of one
@@ -76,7 +75,7 @@ public class AllocationService {
         }
         Outcome outcome = workingSet.write((before, changes) -> {
             Instant now = clock.instant();
-            GpuRequest request = new GpuRequest(UUID.randomUUID().toString(), in.tenant(), key, in.kind(), in.gpus(),
+            GpuRequest request = new GpuRequest(TimeOrderedIds.next(), in.tenant(), key, in.kind(), in.gpus(),
                     in.milliOrWhole(), in.migProfile(), in.models(), in.minGpuMemoryMib() == null ? 0 : in.minGpuMemoryMib(),
                     in.requiresOrNone(), in.gangOrOne(), in.topology() == null ? "ANY" : in.topology().name(),
                     Boolean.TRUE.equals(in.topologyRequired()), in.pool(), in.priorityClass(),

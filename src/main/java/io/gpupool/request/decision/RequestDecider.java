@@ -38,7 +38,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.UUID;
 
 /**
  * The pipeline for one request inside one writer mutation: policy (admission, priority, quota,
@@ -54,8 +53,8 @@ public final class RequestDecider {
     private final Duration grace;
     private final Duration widenEvery;
     private final Duration approvalLapse;
-    /** New leases' ids: random, as the service draws them, unless a replay names them in order. */
-    private java.util.function.Supplier<String> leaseIds = () -> UUID.randomUUID().toString();
+    /** New leases' ids: time-ordered, as the service draws them, unless a replay or dry-run names them in order. */
+    private java.util.function.Supplier<String> leaseIds = io.gpupool.request.TimeOrderedIds::next;
 
     public RequestDecider(PolicyEngine engine, ActivePolicy active, Allocators allocators, PolicyInputs inputs,
                    Duration grace, int candidateNodes, Duration widenEvery) {
@@ -77,9 +76,10 @@ public final class RequestDecider {
     }
 
     /**
-     * Names new leases with {@code ids} instead of random UUIDs. Policy breaks ties between equal
-     * preemption victims by lease id, so with random ids a replay could pick another of two equal
-     * victims each time it runs; named in order, it repeats itself.
+     * Names new leases with {@code ids} instead of time-ordered UUIDs. Policy breaks ties between
+     * equal preemption victims by lease id, so with ids drawn from the clock and a random part a
+     * replay could pick another of two equal victims leased in the same millisecond each time it
+     * runs; named in order, it repeats itself.
      */
     public void leaseIds(java.util.function.Supplier<String> ids) {
         this.leaseIds = ids;
