@@ -56,6 +56,18 @@ public final class EvaluationMemo {
                 : admissions.evaluate(policy, admission);
     }
 
+    /**
+     * Keeps room for the admissions of at least {@code requests} requests (a scheduling pass tells it
+     * how many are queued): with more queued requests than room, a pass in queue order would push out
+     * each request's answer just before it is asked again (least recently used first out), and no
+     * retry would be answered from here.
+     */
+    public void roomFor(int requests) {
+        int room = Math.max(ADMISSIONS, requests + requests / 4);
+        admissions.capacity = room;
+        admissionsByReads.capacity = room;
+    }
+
     /** Admissions that needed a rule session so far. */
     public long admissionsEvaluated() {
         return admissionsEvaluated;
@@ -75,12 +87,14 @@ public final class EvaluationMemo {
     /** The evaluations of one kind, by policy and facts. */
     private final class Remembered {
         private final Map<Key, Evaluation> byFacts;
+        private int capacity;
 
         Remembered(int capacity) {
+            this.capacity = capacity;
             this.byFacts = new LinkedHashMap<>(64, 0.75f, true) {
                 @Override
                 protected boolean removeEldestEntry(Map.Entry<Key, Evaluation> eldest) {
-                    return size() > capacity;
+                    return size() > Remembered.this.capacity;
                 }
             };
         }
@@ -135,12 +149,14 @@ public final class EvaluationMemo {
      */
     private final class ByReads {
         private final Map<RequestKey, Known> byRequest;
+        private int capacity;
 
         ByReads(int capacity) {
+            this.capacity = capacity;
             this.byRequest = new LinkedHashMap<>(64, 0.75f, true) {
                 @Override
                 protected boolean removeEldestEntry(Map.Entry<RequestKey, Known> eldest) {
-                    return size() > capacity;
+                    return size() > ByReads.this.capacity;
                 }
             };
         }

@@ -73,23 +73,58 @@ public final class ReclaimRules {
 
     private final List<Reclaiming> rules;
     private final boolean provable;
+    private final boolean readNoRequest;
     private final EvaluationLimits limits;
+    /** {@link #readNoRequest(CompiledPolicy)} by compiled policy (read once per policy, not per sweep). */
+    private static final Map<CompiledPolicy, Boolean> READ_NO_REQUEST =
+            java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
 
-    private ReclaimRules(List<Reclaiming> rules, boolean provable, EvaluationLimits limits) {
+    private ReclaimRules(List<Reclaiming> rules, boolean provable, boolean readNoRequest, EvaluationLimits limits) {
         this.rules = rules;
         this.provable = provable;
+        this.readNoRequest = readNoRequest;
         this.limits = limits;
+    }
+
+    /**
+     * Whether {@code policy}'s sweep can leave the pending requests out: true only when its compiled
+     * rules show that no rule that can reclaim reads a request or anything derived from one, so the
+     * reclaim plan (all a sweep enforces) is the same with or without them ({@link #readNoRequest()}).
+     */
+    public static boolean readNoRequest(CompiledPolicy policy) {
+        return READ_NO_REQUEST.computeIfAbsent(policy, p -> of(p, EvaluationLimits.DEFAULT).readNoRequest());
+    }
+
+    /**
+     * True when no rule that can reclaim reads a pending request or anything derived from one, so a
+     * sweep's reclaim plan is the same without them. What it takes, all from the compiled rules: no
+     * consequence may insert facts ({@code drools} handle; decisions are inserted by {@link Decisions},
+     * and are not inventory types); every condition of every reclaiming rule, at any depth ({@code not},
+     * {@code exists}, {@code or}), is a pattern on the sweep's inventory types (device, lease, pool,
+     * tenant, usage row) matched against the session's facts — no request, ancestor-guarantee or
+     * decision pattern, no {@code from}, {@code accumulate} or {@code collect}, no {@code eval}, no
+     * constraint that reads a global (the {@code decisions} collector holds what request rules
+     * decided); and no rule of the set has an activation group, an agenda or rule-flow group or auto
+     * focus (through which a request rule's firing could cancel or postpone a reclaiming one).
+     * Then a reclaiming rule's matches are the same with or without the requests, and so is its
+     * order among the other reclaiming rules (salience, then rule order). What the requests can still
+     * change: a sweep over them may fail (a request rule's error, the firing cap or the time budget);
+     * without them it enforces its plan (docs/policy-replay.md, "What the replay skips").
+     */
+    public boolean readNoRequest() {
+        return readNoRequest;
     }
 
     /** What {@code policy}'s compiled rules say; evaluated under {@code limits} when a proof runs rule code. */
     public static ReclaimRules of(CompiledPolicy policy, EvaluationLimits limits) {
         List<Reclaiming> reclaiming = new ArrayList<>();
         boolean provable = true;
+        boolean readNoRequest = true;
         Map<String, ClassNode> classes = new HashMap<>();
         for (KiePackage pkg : policy.kieBase().getKiePackages()) {
             for (Rule rule : pkg.getRules()) {
                 if (!(rule instanceof RuleImpl impl)) {
-                    return new ReclaimRules(List.of(), false, limits);
+                    return new ReclaimRules(List.of(), false, false, limits);
                 }
                 if (impl.isQuery()) {
                     continue; // a query has no consequence: it decides nothing
@@ -98,12 +133,46 @@ public final class ReclaimRules {
                 if (consequence.mayInsert()) {
                     provable = false; // a fact the sweep did not insert may appear: the input facts prove nothing
                 }
+                if (!impl.isMainAgendaGroup() || impl.getAutoFocus() || !blank(impl.getActivationGroup())
+                        || !blank(impl.getRuleFlowGroup())) {
+                    readNoRequest = false; // a request rule's firing could take a reclaiming rule's turn
+                }
                 if (consequence.mayReclaim()) {
                     reclaiming.add(new Reclaiming(impl.getName(), provers(impl)));
+                    readNoRequest &= readsInventoryOnly(impl.getLhs());
                 }
             }
         }
-        return new ReclaimRules(List.copyOf(reclaiming), provable, limits);
+        return new ReclaimRules(List.copyOf(reclaiming), provable, provable && readNoRequest, limits);
+    }
+
+    private static boolean blank(String s) {
+        return s == null || s.isEmpty();
+    }
+
+    /** Whether {@code element} and everything under it are patterns on the inventory types alone (see {@link #readNoRequest()}). */
+    private static boolean readsInventoryOnly(RuleConditionElement element) {
+        if (element == null) {
+            return true;
+        }
+        if (element instanceof GroupElement group) {
+            return group.getChildren().stream().allMatch(ReclaimRules::readsInventoryOnly);
+        }
+        if (element instanceof Pattern p) {
+            if (p.getSource() != null || !(p.getObjectType() instanceof ClassObjectType cot)
+                    || !PROVABLE_TYPES.contains(cot.getClassType())) {
+                return false;
+            }
+            for (Constraint c : p.getConstraints()) {
+                for (org.drools.base.rule.Declaration d : c.getRequiredDeclarations()) {
+                    if (d.isGlobal()) {
+                        return false;
+                    }
+                }
+            }
+            return true;
+        }
+        return false; // eval, from, accumulate, a query call, a named consequence: not shown to read inventory only
     }
 
     /** Whether a proof can ever succeed for this policy (false: every sweep must be evaluated). */

@@ -95,6 +95,11 @@ public final class PolicyPipeline {
         return decider.admissions();
     }
 
+    /** A pass is about to retry {@code queued} requests: their admissions are kept until the next. */
+    public void roomFor(int queued) {
+        decider.roomFor(queued);
+    }
+
     /** Policy evaluations of this pipeline's decisions that failed or were stopped, so far. */
     public long failedEvaluations() {
         return decider.failedEvaluations();

@@ -90,6 +90,11 @@ public final class RequestDecider {
         return new long[]{evaluations.admissionsEvaluated(), evaluations.admissionsRemembered()};
     }
 
+    /** Keeps room to remember the admissions of {@code queued} requests ({@link EvaluationMemo#roomFor}). */
+    public void roomFor(int queued) {
+        evaluations.roomFor(queued);
+    }
+
     /** Policy evaluations of this decider's decisions that failed or were stopped, so far. */
     public long failedEvaluations() {
         return evaluations.failures();

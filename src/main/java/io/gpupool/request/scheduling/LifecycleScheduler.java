@@ -20,6 +20,7 @@ import io.gpupool.domain.lease.Notice;
 import io.gpupool.lease.UsageRecorder;
 import io.gpupool.policy.decision.ReclaimCause;
 import io.gpupool.policy.decision.ReclaimOrder;
+import io.gpupool.policy.engine.ReclaimRules;
 import io.gpupool.policy.engine.Evaluation;
 import io.gpupool.policy.engine.PolicyEngine;
 import io.gpupool.policy.fact.SnapshotFacts;
@@ -337,12 +338,25 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
      */
     static Evaluation sweep(ModelWriter model, PolicyEngine engine, CompiledPolicy policy, SnapshotFacts facts,
                             Duration grace, Instant now) {
+        return sweep(model, engine, policy, facts, grace, now, false);
+    }
+
+    /**
+     * As above; {@code requestsAlways} false leaves the pending requests out only where the policy's
+     * compiled rules show no reclaiming rule reads them ({@link ReclaimRules#readNoRequest(CompiledPolicy)}):
+     * the plan is the same, and a deep queue no longer makes each sweep a rule session over every
+     * queued request (nor lets request rules spend the sweep's budget). True inserts them always
+     * (the replay compares both ways).
+     */
+    static Evaluation sweep(ModelWriter model, PolicyEngine engine, CompiledPolicy policy, SnapshotFacts facts,
+                            Duration grace, Instant now, boolean requestsAlways) {
         PoolSnapshot snapshot = model.current();
         if (facts.snapshot() != snapshot || !facts.now().equals(now)) {
             throw new IllegalArgumentException("The sweep's facts were derived for another snapshot or instant");
         }
-        Evaluation evaluation = engine.sweep(policy, facts,
-                snapshot.queued().values().stream().map(PolicyInputs::fact).toList());
+        List<io.gpupool.policy.fact.RequestFact> pending = !requestsAlways && ReclaimRules.readNoRequest(policy) ? List.of()
+                : snapshot.queued().values().stream().map(PolicyInputs::fact).toList();
+        Evaluation evaluation = engine.sweep(policy, facts, pending);
         if (!evaluation.ok()) {
             LOG.error("Reclamation sweep not enforced: the policy failed: {}", evaluation.errors());
             return evaluation;

@@ -77,6 +77,7 @@ public class QueuePass {
     static int pass(ModelWriter model, PolicyPipeline pipeline, Clock clock, PassBudget budget) {
         model.write((before, changes) -> pipeline.refreshReservations(before, clock.instant()));
         List<GpuRequest> order = QueueOrder.ordered(model.current());
+        pipeline.roomFor(order.size());
         int placed = 0;
         for (int position = 0; position < order.size(); position++) {
             GpuRequest queued = order.get(position);

@@ -285,7 +285,11 @@ public final class SimulatedScheduler {
 
     /** The policy's reclamation sweep at {@code at} over {@code usage}; returns its evaluation. */
     public Evaluation sweep(Collection<UsageSample> usage, Instant at) {
-        return LifecycleScheduler.sweep(at(at), engine, policy, usage, settings.grace(), at);
+        ModelWriter writer = at(at);
+        // Unskipped (the comparison's baseline): the requests are inserted whatever the rules read.
+        return LifecycleScheduler.sweep(writer, engine, policy,
+                io.gpupool.policy.fact.SnapshotFacts.of(writer.current(), at, usage, UsageWindow.DEFAULT),
+                settings.grace(), at, !skipUnchanged);
     }
 
     /** The model, with what it logs from now on stamped {@code instant}. */

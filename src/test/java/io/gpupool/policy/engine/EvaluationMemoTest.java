@@ -94,6 +94,32 @@ class EvaluationMemoTest {
                 .isEqualTo(byEqualFacts.admissionsEvaluated() + byEqualFacts.admissionsRemembered());
     }
 
+    @Test
+    void aQueueDeeperThanTheDefaultRoomIsAnsweredFromMemoryOnceTheMemoKnowsItsSize() {
+        LeaseChurn churn = new LeaseChurn(7);
+        FactsTracker tracker = new FactsTracker();
+        SnapshotFacts facts = tracker.of(churn.fleet());
+        int queued = EvaluationMemo.ADMISSIONS + 100;
+        List<RequestFact> queue = java.util.stream.IntStream.range(0, queued).mapToObj(i -> new RequestFact("q" + i, "a",
+                "TRAINING", 2, 1000, null, List.of(), 0, 1, null, true, 0, null, false)).toList();
+
+        // in queue order, twice, as two passes retry it: least recently used first out forgets each
+        // answer just before it is asked again, unless the memo was told how many are queued
+        EvaluationMemo fixed = new EvaluationMemo(ENGINE);
+        EvaluationMemo told = new EvaluationMemo(ENGINE);
+        told.roomFor(queued);
+        for (int pass = 0; pass < 2; pass++) {
+            for (RequestFact request : queue) {
+                fixed.admit(POLICY, facts, request);
+                told.admit(POLICY, facts, request);
+            }
+        }
+
+        assertThat(fixed.admissionsRemembered()).isZero();
+        assertThat(told.admissionsRemembered()).isEqualTo(queued);
+        assertThat(told.admissionsEvaluated()).isEqualTo(queued);
+    }
+
     private static List<RequestFact> requests(Random random) {
         String[] tenants = {"a", "b", "c"};
         String[] kinds = {"TRAINING", "INFERENCE", "DEV", "EXPERIMENT"};

@@ -125,6 +125,79 @@ class ReclaimRulesTest {
         assertThat(rules.cannotFire(facts(NOW, null))).isFalse();
     }
 
+    @Test
+    void theDefaultAndTieredPoliciesReclaimingRulesReadNoRequest() {
+        assertThat(ReclaimRules.of(DefaultPolicy.POLICY, DefaultPolicy.ENGINE.limits()).readNoRequest()).isTrue();
+        assertThat(ReclaimRules.readNoRequest(DefaultPolicy.POLICY)).isTrue();
+    }
+
+    @Test
+    void aReclaimingRuleThatMatchesAPendingRequestReadsOne() {
+        assertThat(ReclaimRules.of(compile("""
+                rule "Reclaims for whoever waits"
+                when
+                    $r : io.gpupool.policy.fact.RequestFact()
+                    $l : LeaseFact( tenantId != $r.tenantId )
+                then
+                    decisions.reclaim($l, "IDLE", 1L, "WAITER", "someone waits");
+                end
+                """), DefaultPolicy.ENGINE.limits()).readNoRequest()).isFalse();
+    }
+
+    @Test
+    void aReclaimingRuleThatMatchesAnAdmissionDecisionUnderNotReadsOne() {
+        assertThat(ReclaimRules.of(compile("""
+                rule "Reclaims while nothing is admitted"
+                when
+                    $l : LeaseFact( heartbeatAgeSeconds > 300 )
+                    not io.gpupool.policy.decision.AdmissionDecision()
+                then
+                    decisions.reclaim($l, "STALE_HEARTBEAT", 1L, "STALE", "stale");
+                end
+                """), DefaultPolicy.ENGINE.limits()).readNoRequest()).isFalse();
+    }
+
+    @Test
+    void aReclaimingRuleWithAnEvalOrAnActivationGroupIsNotShownToReadNoRequest() {
+        assertThat(ReclaimRules.of(compile("""
+                rule "Reclaims after an eval"
+                when
+                    $l : LeaseFact( heartbeatAgeSeconds > 300 )
+                    eval( $l.heartbeatAgeSeconds() > 600 )
+                then
+                    decisions.reclaim($l, "STALE_HEARTBEAT", 1L, "STALE", "stale");
+                end
+                """), DefaultPolicy.ENGINE.limits()).readNoRequest()).isFalse();
+        assertThat(ReclaimRules.of(compile("""
+                rule "Stale lease"
+                when
+                    $l : LeaseFact( heartbeatAgeSeconds > 300 )
+                then
+                    decisions.reclaim($l, "STALE_HEARTBEAT", 1L, "STALE", "stale");
+                end
+                rule "A device, in the same activation group"
+                activation-group "one"
+                when
+                    $d : DeviceFact()
+                then
+                    decisions.label($d, "seen", "SEEN", "every device");
+                end
+                """), DefaultPolicy.ENGINE.limits()).readNoRequest()).isFalse();
+    }
+
+    @Test
+    void aReclaimingRuleOnLeasesAloneReadsNoRequest() {
+        assertThat(ReclaimRules.of(compile("""
+                rule "Stale lease"
+                when
+                    $l : LeaseFact( heartbeatAgeSeconds > 300 )
+                    not DeviceFact( health == "UNHEALTHY" )
+                then
+                    decisions.reclaim($l, "STALE_HEARTBEAT", 1L, "STALE", "stale");
+                end
+                """), DefaultPolicy.ENGINE.limits()).readNoRequest()).isTrue();
+    }
+
     /** One training lease on one of two H100s, last heard at {@code heartbeat}, expiring at {@code expires}. */
     private static SnapshotFacts facts(Instant heartbeat, Instant expires) {
         PoolSnapshotBuilder b = PoolSnapshot.builder().version(1).takenAt(NOW)
