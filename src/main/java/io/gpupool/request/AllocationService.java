@@ -2,6 +2,7 @@ package io.gpupool.request;
 
 import io.gpupool.request.decision.Outcome;
 import io.gpupool.request.decision.PolicyPipeline;
+import io.gpupool.request.decision.TimeOrderedIds;
 import io.gpupool.request.backfill.Backfill;
 import io.gpupool.request.input.QueueOrder;
 import io.gpupool.domain.request.WhyPending;

@@ -1,5 +1,6 @@
 package io.gpupool.request;
 
+import io.gpupool.request.decision.TimeOrderedIds;
 import io.gpupool.testing.Api;
 import io.gpupool.testing.Api.Reply;
 import io.gpupool.testing.DatabaseTest;
@@ -23,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Requests and leases get version 7 UUIDs: in the order the service drew them, so every table keyed
- * by them grows at the right edge of its index (request.TimeOrderedIds), yet distinct and not a
+ * by them grows at the right edge of its index (request.decision.TimeOrderedIds), yet distinct and not a
  * counter a caller could guess.
  */
 @MicronautTest(transactional = false)

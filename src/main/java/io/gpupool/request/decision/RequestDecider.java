@@ -54,7 +54,7 @@ public final class RequestDecider {
     private final Duration widenEvery;
     private final Duration approvalLapse;
     /** New leases' ids: time-ordered, as the service draws them, unless a replay or dry-run names them in order. */
-    private java.util.function.Supplier<String> leaseIds = io.gpupool.request.TimeOrderedIds::next;
+    private java.util.function.Supplier<String> leaseIds = TimeOrderedIds::next;
 
     public RequestDecider(PolicyEngine engine, ActivePolicy active, Allocators allocators, PolicyInputs inputs,
                    Duration grace, int candidateNodes, Duration widenEvery) {

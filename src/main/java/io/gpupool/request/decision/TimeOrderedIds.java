@@ -1,4 +1,4 @@
-package io.gpupool.request;
+package io.gpupool.request.decision;
 
 import com.github.f4b6a3.uuid.UuidCreator;
 
