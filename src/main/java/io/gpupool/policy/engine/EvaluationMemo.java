@@ -64,8 +64,8 @@ public final class EvaluationMemo {
      */
     public void roomFor(int requests) {
         int room = Math.max(ADMISSIONS, requests + requests / 4);
-        admissions.capacity = room;
-        admissionsByReads.capacity = room;
+        admissions.byFacts.capacity = room;
+        admissionsByReads.byRequest.capacity = room;
     }
 
     /** Admissions that needed a rule session so far. */
@@ -86,17 +86,10 @@ public final class EvaluationMemo {
 
     /** The evaluations of one kind, by policy and facts. */
     private final class Remembered {
-        private final Map<Key, Evaluation> byFacts;
-        private int capacity;
+        private final LeastRecentlyUsed<Key, Evaluation> byFacts;
 
         Remembered(int capacity) {
-            this.capacity = capacity;
-            this.byFacts = new LinkedHashMap<>(64, 0.75f, true) {
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<Key, Evaluation> eldest) {
-                    return size() > Remembered.this.capacity;
-                }
-            };
+            this.byFacts = new LeastRecentlyUsed<>(capacity);
         }
 
         Evaluation evaluate(CompiledPolicy policy, List<Object> facts) {
@@ -114,6 +107,21 @@ public final class EvaluationMemo {
                 byFacts.put(key, evaluation);
             }
             return evaluation;
+        }
+    }
+
+    /** A map in access order that drops its least recently used entry past {@code capacity} (which may grow). */
+    private static final class LeastRecentlyUsed<K, V> extends LinkedHashMap<K, V> {
+        private int capacity;
+
+        LeastRecentlyUsed(int capacity) {
+            super(64, 0.75f, true);
+            this.capacity = capacity;
+        }
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<K, V> eldest) {
+            return size() > capacity;
         }
     }
 
@@ -148,17 +156,10 @@ public final class EvaluationMemo {
      * happened to), so comparisons start with identity. One evaluation is kept per request (the latest).
      */
     private final class ByReads {
-        private final Map<RequestKey, Known> byRequest;
-        private int capacity;
+        private final LeastRecentlyUsed<RequestKey, Known> byRequest;
 
         ByReads(int capacity) {
-            this.capacity = capacity;
-            this.byRequest = new LinkedHashMap<>(64, 0.75f, true) {
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<RequestKey, Known> eldest) {
-                    return size() > ByReads.this.capacity;
-                }
-            };
+            this.byRequest = new LeastRecentlyUsed<>(capacity);
         }
 
         Evaluation evaluate(CompiledPolicy policy, List<Object> facts) {
