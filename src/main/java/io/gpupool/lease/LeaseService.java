@@ -110,7 +110,11 @@ public class LeaseService {
             Set<String> devices = new HashSet<>();
             lease.shares().forEach(s -> devices.add(s.deviceId()));
             List<UsageReport.GpuUsage> gpus = report == null || report.gpus() == null ? List.of() : report.gpus();
-            for (UsageReport.GpuUsage g : gpus) {
+            for (int i = 0; i < gpus.size(); i++) {
+                UsageReport.GpuUsage g = gpus.get(i);
+                if (g == null) {
+                    throw ProblemException.invalid("gpus[" + i + "]: a GPU's usage {deviceId, utilisationPercent, memoryUsedMib}, was null");
+                }
                 if (!devices.contains(g.deviceId())) {
                     throw ProblemException.invalid("Device '" + io.gpupool.problem.FieldChecks.excerpt(g.deviceId()) + "' is not part of lease " + id);
                 }
