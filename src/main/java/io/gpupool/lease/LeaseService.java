@@ -107,6 +107,10 @@ public class LeaseService {
         }
         Lease updated = workingSet.write((before, changes) -> {
             Lease lease = held(before, id, () -> changes.findLease(id).orElse(null));
+            if (at.isBefore(lease.createdAt().minusSeconds(300))) {
+                throw ProblemException.invalid("Heartbeat time " + at + " is before lease " + id + " was granted ("
+                        + lease.createdAt() + ")");
+            }
             Set<String> devices = new HashSet<>();
             lease.shares().forEach(s -> devices.add(s.deviceId()));
             List<UsageReport.GpuUsage> gpus = report == null || report.gpus() == null ? List.of() : report.gpus();
@@ -128,7 +132,9 @@ public class LeaseService {
                 }
                 changes.recordUsage(id, g.deviceId(), at, pct / 100.0, mem);
             }
-            Lease beat = LeaseTransitions.heartbeat(lease, at);
+            // A late heartbeat (a retry, a buffered sample) never makes the holder look silent for longer.
+            Lease beat = LeaseTransitions.heartbeat(lease,
+                    lease.lastHeartbeat() != null && lease.lastHeartbeat().isAfter(at) ? lease.lastHeartbeat() : at);
             changes.update(beat);
             return beat;
         });
