@@ -43,7 +43,11 @@ final class Connection {
         JsonNode file = readConfig(context);
         String u = firstOf(url, context.env().get("GPUPOOL_URL"), file.path("url").textValue(), DEFAULT_URL);
         String t = firstOf(token, context.env().get("GPUPOOL_TOKEN"), file.path("token").textValue(), null);
-        return new RestClient(u, t, Durations.parse(timeout));
+        Duration perCall = Durations.parse(timeout);
+        if (perCall.isZero() || perCall.isNegative()) {
+            throw CliFailure.usage("--timeout: a duration longer than zero, was '" + timeout + "' (use e.g. 10s)");
+        }
+        return new RestClient(u, t, perCall);
     }
 
     /** The config file's content (missing when there is none). */
