@@ -75,8 +75,9 @@ public record ReportWindow(Instant from, Instant to, Step step, List<Instant> st
         for (Instant t = from; t.isBefore(to); t = step.next(t)) {
             starts.add(t);
             if (starts.size() > MAX_BUCKETS) {
-                throw ProblemException.invalid("The report's period is not valid", List.of("step: " + step.label()
-                        + " cuts " + from + " to " + to + " into more than " + MAX_BUCKETS + " buckets; use a longer step"));
+                String error = "step: " + step.label() + " cuts " + from + " to " + to + " into more than " + MAX_BUCKETS
+                        + " buckets; use a longer step";
+                throw ProblemException.invalid("The report's period is not valid: " + error, List.of(error));
             }
         }
         return new ReportWindow(from, to, step, starts, to);
