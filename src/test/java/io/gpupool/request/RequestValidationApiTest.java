@@ -71,7 +71,36 @@ class RequestValidationApiTest {
                 arguments("a priority class longer than its column", request("vision", "training", 1, "priorityClass",
                         "p".repeat(65)), 400, "priorityClass: at most 64 characters"),
                 arguments("a MIG profile longer than its column", request("vision", "dev", 1, "migProfile",
-                        "m".repeat(33)), 400, "migProfile: at most 32 characters"));
+                        "m".repeat(33)), 400, "migProfile: at most 32 characters"),
+                arguments("no GPU count", without(request("vision", "training", 1), "gpus"), 400,
+                        "gpus: must be between 1 and 4096, was 0"),
+                arguments("more GPUs than any request may ask for", request("vision", "training", 4097), 400,
+                        "gpus: must be between 1 and 4096, was 4097"),
+                arguments("a fraction of no milli-GPU", request("vision", "dev", 1, "milliPerGpu", 0), 400,
+                        "milliPerGpu: must be between 1 and 1000, was 0"),
+                arguments("more than a whole GPU in milli-GPU", request("vision", "dev", 1, "milliPerGpu", 1001), 400,
+                        "milliPerGpu: must be between 1 and 1000, was 1001"),
+                arguments("a gang of no members", request("vision", "training", 2, "gangSize", 0), 400,
+                        "gangSize: must be between 1 and 2, was 0"),
+                arguments("a MIG profile and a fraction at once", request("vision", "dev", 1, "milliPerGpu", 500,
+                        "migProfile", "1g.10gb"), 400, "migProfile: give either a MIG profile or milliPerGpu, not both"),
+                arguments("a negative time to live", request("vision", "training", 1, "ttlSeconds", -5), 400,
+                        "ttlSeconds: must be between 0 (none) and 7776000, was -5"),
+                arguments("a time to live beyond 90 days", request("vision", "training", 1, "ttlSeconds", 7_776_001), 400,
+                        "ttlSeconds: must be between 0 (none) and 7776000, was 7776001"),
+                arguments("a negative GPU memory minimum", request("vision", "training", 1, "minGpuMemoryMib", -1), 400,
+                        "minGpuMemoryMib: must be >= 0, was -1"),
+                arguments("an unknown topology", request("vision", "training", 2, "topology", "RING"), 400, "RING"),
+                arguments("a list of models holding no model", request("vision", "training", 1, "models",
+                        java.util.Arrays.asList((String) null)), 400, "models[0]: a card model name, was null"),
+                arguments("a null among the models", request("vision", "training", 1, "models",
+                        java.util.Arrays.asList("H100-SXM-80G", null)), 400, "models[1]: a card model name, was null"),
+                arguments("an empty tenant", request("", "training", 1), 400, "tenant: is required"));
+    }
+
+    private static Map<String, Object> without(Map<String, Object> body, String field) {
+        body.remove(field);
+        return body;
     }
 
     @ParameterizedTest(name = "a request with {0} is refused with {2}")
