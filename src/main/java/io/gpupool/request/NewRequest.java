@@ -55,6 +55,13 @@ public record NewRequest(String tenant, WorkloadKind kind, Integer gpus, @Nullab
             check.error("migProfile: give either a MIG profile or milliPerGpu, not both");
         }
         check.nonNegative("minGpuMemoryMib", minGpuMemoryMib);
+        if (models != null) {
+            for (int i = 0; i < models.size(); i++) {
+                if (models.get(i) == null) {
+                    check.error("models[" + i + "]: a card model name, was null");
+                }
+            }
+        }
         if (requires != null) {
             if (requires.size() > MAX_REQUIRED_LABELS) {
                 check.error("requires: at most " + MAX_REQUIRED_LABELS + " labels, got " + requires.size());
