@@ -13,6 +13,7 @@ import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.PathVariable;
 import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.QueryValue;
+import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.Parameter;
 
 /**
@@ -33,8 +34,9 @@ public class ClusterImportController {
             MediaType.APPLICATION_OCTET_STREAM})
     @Allow(Role.ADMIN)
     public SyncOutcome importCluster(@PathVariable String id, @Nullable @QueryValue String format,
-                                     @Nullable @QueryValue String site, @QueryValue(defaultValue = "false") boolean dryRun,
+                                     @Nullable @QueryValue String site,
+                                     @Nullable @QueryValue @Schema(type = "boolean", defaultValue = "false") String dryRun,
                                      @Nullable @Body String document, @Parameter(hidden = true) Caller caller) {
-        return importer.importText(id, format, site, document, dryRun, caller.principal());
+        return importer.importText(id, format, site, document, Boolean.TRUE.equals(QueryFlag.parse("dryRun", dryRun)), caller.principal());
     }
 }

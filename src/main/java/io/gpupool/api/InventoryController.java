@@ -25,6 +25,7 @@ import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.PathVariable;
 import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.QueryValue;
+import io.swagger.v3.oas.annotations.media.Schema;
 
 import java.util.Comparator;
 import java.util.List;
@@ -98,11 +99,12 @@ public class InventoryController {
                                     @Nullable @QueryValue String cluster, @Nullable @QueryValue String site,
                                     @Nullable @QueryValue String pool, @Nullable @QueryValue DeviceHealth health,
                                     @Nullable @QueryValue String label, @Nullable @QueryValue PoolTier tier,
-                                    @Nullable @QueryValue String catalog, @Nullable @QueryValue Boolean poolMismatch,
+                                    @Nullable @QueryValue String catalog,
+                                    @Nullable @QueryValue @Schema(type = "boolean") String poolMismatch,
                                     @QueryValue(defaultValue = "0") int page, @QueryValue(defaultValue = "100") int size) {
         PoolSnapshot snapshot = workingSet.current();
         DeviceFilter filter = new DeviceFilter(model, node, cluster, site, pool, health, LabelSelector.parse(label),
-                tier, DeviceFilter.parseCatalog(catalog), poolMismatch);
+                tier, DeviceFilter.parseCatalog(catalog), QueryFlag.parse("poolMismatch", poolMismatch));
         List<DeviceView> matches = snapshot.devices().values().stream()
                 .sorted(Comparator.comparing(Device::id)).map(d -> view(snapshot, d)).filter(filter::matches).toList();
         return Page.of(matches, page, size);
