@@ -19,6 +19,8 @@ import java.time.temporal.ChronoUnit;
 @Singleton
 public class HeartbeatService {
     static final Duration MAX_SKEW = Duration.ofMinutes(5);
+    /** The earliest time a heartbeat may carry, as for every other time the API takes (docs/api.md). */
+    static final Instant EARLIEST = Instant.parse("2000-01-01T00:00:00Z");
 
     private final WorkingSet workingSet;
     private final Clock clock;
@@ -34,6 +36,9 @@ public class HeartbeatService {
         Instant at = heartbeat == null || heartbeat.at() == null ? now : heartbeat.at().truncatedTo(ChronoUnit.MICROS);
         if (at.isAfter(now.plus(MAX_SKEW))) {
             throw ProblemException.invalid("Heartbeat time " + at + " is in the future (server time " + now + ")");
+        }
+        if (at.isBefore(EARLIEST)) {
+            throw ProblemException.invalid("Heartbeat time " + at + " is outside the years 2000 to 9999");
         }
         return workingSet.write((before, changes) -> {
             Device device = before.device(deviceId).orElseThrow(() -> ProblemException.notFound("device", deviceId));
