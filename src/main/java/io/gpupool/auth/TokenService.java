@@ -101,6 +101,8 @@ public class TokenService {
 
     /** Most node lists an agent token may carry (a rack's worth of hosts several times over). */
     static final int MAX_NODES = 256;
+    /** The latest expiry a token may carry: every time the API takes lies in the years 2000 to 9999 (docs/api.md). */
+    static final Instant LATEST_EXPIRY = Instant.parse("9999-12-31T23:59:59Z");
 
     /** As {@link #issue(String, Role, String, List, Instant, String)} by {@code issuer}, who may be an org-admin. */
     public IssuedToken issue(String name, Role role, String tenantId, List<String> nodes, Instant expiresAt, Caller issuer) {
@@ -134,6 +136,9 @@ public class TokenService {
         Instant now = clock.instant();
         if (expiresAt != null && !expiresAt.isAfter(now)) {
             throw ProblemException.invalid("expiresAt: must lie in the future, was " + expiresAt + " (now " + now + ")");
+        }
+        if (expiresAt != null && expiresAt.isAfter(LATEST_EXPIRY)) {
+            throw ProblemException.invalid("expiresAt: " + expiresAt + " is outside the years 2000 to 9999");
         }
         if (role == Role.TENANT || role == Role.ORG_ADMIN) {
             if (tenantId == null || workingSet.current().tenant(tenantId).isEmpty()) {
