@@ -136,7 +136,8 @@ public class PriceBook {
 
     private static void rate(FieldChecks check, String at, BigDecimal value) {
         if (value != null && (value.signum() < 0 || value.compareTo(MAX_RATE) > 0 || value.scale() > 4)) {
-            check.error(at + ": must be between 0 and " + MAX_RATE + " with at most 4 decimals, was " + value.toPlainString());
+            check.error(at + ": must be between 0 and " + MAX_RATE + " with at most 4 decimals, was "
+                    + FieldChecks.excerpt(value.toPlainString()));
         }
     }
 
