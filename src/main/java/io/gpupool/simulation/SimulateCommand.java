@@ -202,9 +202,11 @@ public final class SimulateCommand implements Callable<Integer> {
 
     /** A duration such as 30s, 5m, 2h or 500ms. */
     static Duration duration(String option, String text) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)(ms|s|m|h)").matcher(text.trim());
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,9})(ms|s|m|h)").matcher(text.trim());
         if (!m.matches() || Long.parseLong(m.group(1)) == 0) {
-            throw new WorkloadInputException("command line", 0, option, "a positive duration such as 30s, 5m or 1h, was '" + text + "'");
+            // at most nine digits: a longer number overflows the parse or the Duration, and no interval needs it
+            throw new WorkloadInputException("command line", 0, option, "a positive duration such as 30s, 5m or 1h, was '"
+                    + io.gpupool.problem.FieldChecks.excerpt(text) + "'");
         }
         long n = Long.parseLong(m.group(1));
         return switch (m.group(2)) {
