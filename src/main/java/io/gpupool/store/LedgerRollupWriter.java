@@ -68,20 +68,22 @@ public class LedgerRollupWriter {
     }
 
     /**
-     * Adds the next entries after the cursors (at most about {@code batch} stored entries and
-     * {@code batch} lease commits) to the rollup and moves the cursors past them, in one transaction;
+     * Adds the next entries after the cursors (at most {@code batch} stored entries and the lease
+     * entries of {@code batch} commits) to the rollup and moves the cursors past them, in one transaction;
      * returns how many ids and sequence numbers it moved over (0: nothing new).
      */
     public long advance(int batch) {
         return fenced(c -> {
             long[] cursor = cursors(c);
             long entryTo = upper(c, "SELECT id FROM ledger_entry WHERE id > ?", "id", cursor[0], batch);
-            long leaseTo = upper(c, "SELECT ledger_seq FROM lease WHERE ledger_seq > ?", "ledger_seq", cursor[1], batch);
+            Long highest = single(c, new Sql().add("SELECT MAX(ledger_seq) FROM lease"));
+            long leaseMax = highest == null ? cursor[1] : Math.max(highest, cursor[1]);
+            long leaseTo = Math.min(leaseMax, cursor[1] + batch); // at most batch commits' lease entries
             if (entryTo == cursor[0] && leaseTo == cursor[1]) {
                 return 0L;
             }
             execute(c, new Sql().add("MERGE INTO ledger_rollup r USING ("
-                    + sums(LedgerSource.range(cursor[0], entryTo, cursor[1], leaseTo), "1 = 1") + ") x ON ("
+                    + sums(LedgerSource.range(cursor[0], entryTo, cursor[1], leaseTo, leaseMax), "1 = 1") + ") x ON ("
                     + on() + ") WHEN MATCHED THEN UPDATE SET entries = r.entries + x.entries,"
                     + " delta_milli = r.delta_milli + x.delta_milli, delta_offset = r.delta_offset + x.delta_offset"
                     + " WHEN NOT MATCHED THEN INSERT (" + KEY + ", entries, delta_milli, delta_offset) VALUES ("
