@@ -12,7 +12,6 @@ import jakarta.annotation.PreDestroy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -51,7 +50,6 @@ public class LedgerRollups {
     private static final Logger LOG = LoggerFactory.getLogger(LedgerRollups.class);
 
     private final LedgerRollupWriter writer;
-    private final Clock clock;
     private final boolean enabled;
     private final Duration interval;
     private final int batch;
@@ -61,7 +59,7 @@ public class LedgerRollups {
         return t;
     });
 
-    LedgerRollups(LedgerRollupWriter writer, Clock clock,
+    LedgerRollups(LedgerRollupWriter writer,
                   @Value("${gpupool.accounting.rollup.enabled:true}") boolean enabled,
                   @Value("${gpupool.accounting.rollup.interval:1s}") Duration interval,
                   @Value("${gpupool.accounting.rollup.batch:100000}") int batch,
@@ -73,7 +71,6 @@ public class LedgerRollups {
                     + " so there are no copies to delete. Remove the setting (docs/reports.md, \"Rollups\").");
         }
         this.writer = writer;
-        this.clock = clock;
         this.enabled = enabled;
         this.interval = interval;
         this.batch = batch;
