@@ -12,7 +12,6 @@ import jakarta.annotation.PreDestroy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -23,26 +22,27 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Keeps the ledger's rollups (docs/reports.md, "Rollups"). Derived after the commit, not in it: the
- * lease path pays nothing (its transaction writes the ledger entries and nothing else), and one
- * worker adds many batches' entries in one statement every {@code gpupool.accounting.rollup.interval}.
- * A cursor names the last entry added and moves in the same transaction as the sums, so a crash
- * neither loses nor doubles an entry; reports read the entries after the cursor raw, so they are
- * exact however far behind the worker is. The ledger is written by the one writer, one transaction
- * at a time, so its ids become visible in order and the cursor never passes an entry not yet
- * committed (the webhook outbox relies on the same for the decision log).
+ * lease path pays nothing for them (its transaction numbers the lease rows it opens or closes and
+ * nothing else: the lease entries are read from those rows, store.LedgerSource), and one worker adds
+ * many batches' entries in one statement every {@code gpupool.accounting.rollup.interval}. Two
+ * cursors, the last stored entry's id and the last lease commit sequence added, move in the same
+ * transaction as the sums, so a crash neither loses nor doubles an entry; reports read the entries
+ * after the cursors raw, so they are exact however far behind the worker is. The ledger is written by
+ * the one writer, one transaction at a time, so ids and sequence numbers become visible in order and
+ * a cursor never passes an entry not yet committed (the webhook outbox relies on the same for the
+ * decision log).
  *
- * <p>Also rebuilds a range of days from the ledger and checks one against it (admin), and, when
- * {@code gpupool.accounting.ledger-retention} is set, deletes raw entries of leases that ended
- * before it once rolled up. Every write runs on this object's lock, one at a time.
+ * <p>Also rebuilds a range of days from the ledger and checks one against it (admin). Every write
+ * runs on this object's lock, one at a time.
  */
 @Context
 public class LedgerRollups {
     /** A rebuild's outcome: rollup rows deleted and written for the days [from, to). */
-    public record Rebuild(Instant from, Instant to, long cursor, long deletedRows, long writtenRows) {
+    public record Rebuild(Instant from, Instant to, long cursor, long leaseCursor, long deletedRows, long writtenRows) {
     }
 
     /** A check's outcome: {@code intact} when the stored rows equal the ledger's sums for [from, to). */
-    public record Check(Instant from, Instant to, long cursor, boolean intact, long storedRows, long rebuiltRows,
+    public record Check(Instant from, Instant to, long cursor, long leaseCursor, boolean intact, long storedRows, long rebuiltRows,
                         long differences, List<LedgerRollupWriter.Difference> firstDifferences) {
     }
 
@@ -50,45 +50,33 @@ public class LedgerRollups {
     private static final Logger LOG = LoggerFactory.getLogger(LedgerRollups.class);
 
     private final LedgerRollupWriter writer;
-    private final Clock clock;
     private final boolean enabled;
     private final Duration interval;
     private final int batch;
-    private final Duration ledgerRetention;
     private final ScheduledExecutorService worker = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "gpupool-ledger-rollup");
         t.setDaemon(true);
         return t;
     });
 
-    LedgerRollups(LedgerRollupWriter writer, Clock clock,
+    LedgerRollups(LedgerRollupWriter writer,
                   @Value("${gpupool.accounting.rollup.enabled:true}") boolean enabled,
                   @Value("${gpupool.accounting.rollup.interval:1s}") Duration interval,
                   @Value("${gpupool.accounting.rollup.batch:100000}") int batch,
                   @Nullable @Value("${gpupool.accounting.ledger-retention:}") String ledgerRetention) {
+        if (ledgerRetention != null && !ledgerRetention.isBlank() && !ledgerRetention.trim().equalsIgnoreCase("keep")) {
+            // Refused, not ignored: whoever set it expects raw entries to be deleted, and none are.
+            throw new IllegalArgumentException("gpupool.accounting.ledger-retention (" + ledgerRetention + ") no longer"
+                    + " exists: since migration V19 the ledger's lease entries are read from the lease rows themselves,"
+                    + " so there are no copies to delete. Remove the setting (docs/reports.md, \"Rollups\").");
+        }
         this.writer = writer;
-        this.clock = clock;
         this.enabled = enabled;
         this.interval = interval;
         this.batch = batch;
-        this.ledgerRetention = retention(ledgerRetention);
         if (batch < 1 || interval.isNegative() || interval.isZero()) {
             throw new IllegalArgumentException("gpupool.accounting.rollup: batch must be at least 1 and interval positive");
         }
-    }
-
-    /** {@code keep} (or nothing): raw entries are never deleted; else a duration such as {@code 400d}. */
-    static Duration retention(String value) {
-        if (value == null || value.isBlank() || value.trim().equalsIgnoreCase("keep")) {
-            return null;
-        }
-        Duration d = io.micronaut.core.convert.ConversionService.SHARED.convert(value.trim(), Duration.class)
-                .orElseThrow(() -> new IllegalArgumentException("gpupool.accounting.ledger-retention: '" + value
-                        + "' is not keep or a duration such as 400d"));
-        if (d.compareTo(Duration.ofDays(1)) < 0) {
-            throw new IllegalArgumentException("gpupool.accounting.ledger-retention: " + value + " is under a day");
-        }
-        return d;
     }
 
     @PostConstruct
@@ -107,7 +95,7 @@ public class LedgerRollups {
         }
     }
 
-    /** Adds every entry written so far to the rollups, then deletes what the retention lets go; returns ids passed. */
+    /** Adds every entry written so far to the rollups; returns the ids and sequence numbers passed. */
     public synchronized long catchUp() {
         long passed = 0;
         long step;
@@ -115,25 +103,7 @@ public class LedgerRollups {
             step = writer.advance(batch);
             passed += step;
         } while (step > 0);
-        pruneIfDue();
         return passed;
-    }
-
-    /** With a ledger retention: deletes lease entries of leases ended before the retention's day, once rolled up. */
-    synchronized void pruneIfDue() {
-        if (ledgerRetention == null) {
-            return;
-        }
-        long horizon = Math.floorDiv(clock.instant().minus(ledgerRetention).toEpochMilli(), LedgerRollupStore.DAY_MS)
-                * LedgerRollupStore.DAY_MS;
-        Long pruned = writer.prunedBefore();
-        if (pruned == null || pruned < horizon) {
-            long deleted = writer.prune(horizon);
-            if (deleted > 0) {
-                LOG.info("Deleted {} raw ledger entries of leases ended before {} (gpupool.accounting.ledger-retention {})",
-                        deleted, Instant.ofEpochMilli(horizon), ledgerRetention);
-            }
-        }
     }
 
     /** 400 when {@code at} lies before the raw ledger kept (reports and rebuilds cannot be exact there). */
@@ -142,9 +112,8 @@ public class LedgerRollups {
         if (pruned != null && at.toEpochMilli() < pruned) {
             throw ProblemException.invalid("The period is not valid: " + parameter + ": " + at
                     + " is before the raw ledger kept", List.of(parameter + ": " + at + " is before "
-                    + Instant.ofEpochMilli(pruned) + ", the oldest raw ledger entries kept (gpupool.accounting"
-                    + ".ledger-retention " + (ledgerRetention == null ? "keep, after an earlier setting" : ledgerRetention.toDays()
-                    + " days") + ")"));
+                    + Instant.ofEpochMilli(pruned) + ", the oldest raw ledger entries kept (deleted under"
+                    + " gpupool.accounting.ledger-retention before migration V19)"));
         }
     }
 
@@ -153,14 +122,16 @@ public class LedgerRollups {
         Instant[] range = range(from, to);
         catchUpQuietly();
         long[] counts = writer.rebuild(range[0].toEpochMilli(), range[1].toEpochMilli());
-        return new Rebuild(range[0], range[1], writer.cursor(), counts[0], counts[1]);
+        long[] cursors = writer.cursors();
+        return new Rebuild(range[0], range[1], cursors[0], cursors[1], counts[0], counts[1]);
     }
 
     /** The stored rollups of the days [from, to) against the same sums taken from the ledger now. */
     public synchronized Check check(String from, String to) {
         Instant[] range = range(from, to);
         LedgerRollupWriter.Comparison c = writer.compare(range[0].toEpochMilli(), range[1].toEpochMilli());
-        return new Check(range[0], range[1], writer.cursor(), c.differences() == 0, c.storedRows(), c.rebuiltRows(),
+        long[] cursors = writer.cursors();
+        return new Check(range[0], range[1], cursors[0], cursors[1], c.differences() == 0, c.storedRows(), c.rebuiltRows(),
                 c.differences(), c.first());
     }
 

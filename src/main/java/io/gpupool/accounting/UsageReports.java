@@ -64,7 +64,7 @@ public class UsageReports implements GpuTimeSource {
 
     /**
      * The window from the query parameters (400 when they are not valid, or when it starts before
-     * the raw ledger kept: {@code gpupool.accounting.ledger-retention}).
+     * the raw ledger kept: deleted under {@code gpupool.accounting.ledger-retention} before migration V19).
      */
     public ReportWindow window(String from, String to, String step) {
         ReportWindow window = ReportWindow.parse(from, to, step, clock.instant(), settings.retention());

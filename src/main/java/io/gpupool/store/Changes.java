@@ -182,11 +182,15 @@ public final class Changes {
         return this;
     }
 
-    /** A new lease; one that holds GPUs opens its GPU time in the accounting ledger. */
+    /**
+     * A new lease; one that holds GPUs opens its GPU time in the accounting ledger (its entries are
+     * read from the lease rows: the commit marks them with its sequence, {@link PoolStore#write}).
+     */
     public Changes insert(Lease lease) {
         rows.add(Kind.LEASE_INSERT, lease, false);
         if (lease.state().holdsDevices()) {
-            ledger(LedgerEntries.opened(lease, this::modelOf));
+            rows.add(Kind.LEASE_OPENED, new RowBuffer.LeaseOpened(lease.id(),
+                    lease.shares().stream().map(s -> modelOf(s.deviceId())).toList()), false);
         }
         next.lease(lease);
         return this;
@@ -197,7 +201,11 @@ public final class Changes {
         Lease previous = rows.lease(lease.id()).orElseGet(() -> before.leases().get(lease.id()));
         rows.add(Kind.LEASE_UPDATE, lease, true);
         if (previous != null && previous.state().holdsDevices() && !lease.state().holdsDevices()) {
-            ledger(LedgerEntries.closed(lease, this::modelOf));
+            if (lease.endedAt() == null) {
+                throw new IllegalArgumentException("Lease " + lease.id() + " ended without an end time: the ledger "
+                        + "cannot close its GPU time (use LeaseTransitions.end with the time)");
+            }
+            rows.add(Kind.LEASE_CLOSED, new RowBuffer.LeaseClosed(lease.id()), false);
         }
         next.lease(lease);
         return this;

@@ -23,6 +23,11 @@ final class EpochCheck {
         this.lock = lock;
     }
 
+    /** The writer epoch the transaction writes under (what a commit sequence is counted within). */
+    long writerEpoch() {
+        return lock.epoch();
+    }
+
     /** The statement to send ahead of a flush's statements, or null when none is needed (H2, or already read). */
     String pendingRead() {
         return read || !lock.fenced() ? null : WriterEpoch.READ_HOLDING;

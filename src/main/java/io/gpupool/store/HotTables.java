@@ -52,7 +52,7 @@ final class HotTables {
             column("required_labels", TEXT, GpuRequestRow::requiredLabels),
             column("approval", TEXT, GpuRequestRow::approval)));
 
-    static final Table<LeaseRow> LEASE = new Table<>("lease", "id", List.of(
+    private static final List<HotRowWriter.Column<LeaseRow>> LEASE_COLUMNS = List.of(
             column("id", TEXT, LeaseRow::id),
             column("request_id", TEXT, LeaseRow::requestId),
             column("tenant_id", TEXT, LeaseRow::tenantId),
@@ -73,13 +73,38 @@ final class HotTables {
             column("notice_reason", TEXT, LeaseRow::noticeReason),
             column("priority_class", TEXT, LeaseRow::priorityClass),
             column("lender_id", TEXT, LeaseRow::lenderId),
-            column("ended_at", TIME, LeaseRow::endedAt)));
+            column("ended_at", TIME, LeaseRow::endedAt));
+
+    /** A lease's row, written by a change that leaves its ledger sequence alone. */
+    static final Table<LeaseRow> LEASE = new Table<>("lease", "id", LEASE_COLUMNS);
+
+    /**
+     * A lease's row with the commit's ledger sequence ({@link LedgerSequence}): where its GPU time
+     * opened ({@code opened_seq}) or closed ({@code closed_seq}), and {@code ledger_seq}, the later of
+     * the two, by which the rollup finds it (migration V19).
+     */
+    record SequencedLease(LeaseRow row, long seq) {
+    }
+
+    static final Table<SequencedLease> LEASE_OPENING = new Table<>("lease", "id", sequenced("opened_seq"));
+    static final Table<SequencedLease> LEASE_CLOSING = new Table<>("lease", "id", sequenced("closed_seq"));
+
+    private static List<HotRowWriter.Column<SequencedLease>> sequenced(String seqColumn) {
+        List<HotRowWriter.Column<SequencedLease>> columns = new java.util.ArrayList<>();
+        for (HotRowWriter.Column<LeaseRow> c : LEASE_COLUMNS) {
+            columns.add(column(c.name(), c.sqlType(), s -> c.value().apply(s.row())));
+        }
+        columns.add(column(seqColumn, LONG, SequencedLease::seq));
+        columns.add(column("ledger_seq", LONG, SequencedLease::seq));
+        return List.copyOf(columns);
+    }
 
     static final Table<LeaseShareRow> SHARE = new Table<>("lease_share", "id", List.of(
             column("lease_id", TEXT, LeaseShareRow::leaseId),
             column("device_id", TEXT, LeaseShareRow::deviceId),
             column("milli", INT, LeaseShareRow::milli),
-            column("mig_profile", TEXT, LeaseShareRow::migProfile)));
+            column("mig_profile", TEXT, LeaseShareRow::migProfile),
+            column("model", TEXT, LeaseShareRow::model)));
 
     static final Table<DecisionLogRow> DECISION = new Table<>("decision_log", "id", List.of(
             column("at", TIME, DecisionLogRow::at),

@@ -27,31 +27,26 @@ public class LedgerHistory {
     static final int SHOWN = 20;
     private final WorkingSet workingSet;
     private final LedgerStore ledger;
-    private final LedgerRollupWriter rollups;
 
-    LedgerHistory(WorkingSet workingSet, LedgerStore ledger, LedgerRollupWriter rollups) {
+    LedgerHistory(WorkingSet workingSet, LedgerStore ledger) {
         this.workingSet = workingSet;
         this.ledger = ledger;
-        this.rollups = rollups;
     }
 
     /**
      * Every lease entry the lease history implies: each share opens at the start and, once ended, closes
-     * at the end; but none of leases that ended before the raw ledger kept (their entries were deleted
-     * once rolled up: {@code gpupool.accounting.ledger-retention}).
+     * at the end. The ledger reads its lease entries from the same rows (store.LedgerSource), so what
+     * this checks is what the writer adds to them: the commit sequence that puts a lease in the ledger
+     * when it starts and when it ends, and each share's card model.
      */
     public List<LedgerEntryRow> rebuild() {
         PoolSnapshot model = workingSet.current();
-        Long prunedBefore = rollups.prunedBefore();
         List<Lease> leases = workingSet.read(store -> store.findLeases(null, null));
         List<LedgerEntryRow> entries = new ArrayList<>();
         for (Lease lease : leases) {
             boolean ended = !lease.state().holdsDevices();
             if (ended && lease.endedAt() == null) {
                 continue; // ended before the ledger and without a logged end: nothing to account for
-            }
-            if (ended && prunedBefore != null && lease.endedAt().toEpochMilli() < prunedBefore) {
-                continue;
             }
             entries.addAll(LedgerEntries.opened(lease, id -> modelOf(model, id)));
             if (ended) {

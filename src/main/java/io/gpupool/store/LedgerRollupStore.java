@@ -31,7 +31,6 @@ public class LedgerRollupStore {
     /** What the rollup keeps per subject: lease rows drop the end state and the card, device rows keep both. */
     private static final Set<Column> LEASE_COLUMNS = Set.of(Column.TENANT, Column.POOL, Column.MODEL, Column.KIND,
             Column.PRIORITY_CLASS, Column.FUNDING, Column.LENDER);
-    static final String CURSOR = "(SELECT c.last_entry_id FROM ledger_rollup_cursor c WHERE c.id = 1)";
     private static final String OUT_OF_SERVICE = "state NOT IN ('HEALTHY', 'DEGRADED')";
     /** Beyond this many cards out of service, the cards are selected in the database instead of listed. */
     private static final int LISTED_CARDS = 500;
@@ -58,8 +57,8 @@ public class LedgerRollupStore {
         rolled(sql, subject, columns, tenants, DAY_MS, Long.MIN_VALUE, day, "delta_milli AS d");
         sql.add(" UNION ALL ");
         rolled(sql, subject, columns, tenants, HOUR_MS, day, fromMs, "delta_milli AS d");
-        sql.add(" UNION ALL SELECT " + rawKeys(columns) + "delta_milli AS d FROM ledger_entry WHERE id > " + CURSOR
-                + " AND subject = ? AND at_ms < ?", subject, fromMs);
+        sql.add(" UNION ALL SELECT " + rawKeys(columns) + "delta_milli AS d FROM " + LedgerSource.tail()
+                + " t WHERE subject = ? AND at_ms < ?", subject, fromMs);
         tenantFilter(sql, tenants);
         sql.add(") u" + groupBy(columns, false));
         return query(sql, rs -> {
@@ -90,8 +89,8 @@ public class LedgerRollupStore {
                     from);
         }
         sql.add(" UNION ALL SELECT " + rawKeys(columns) + "(at_ms - ?) / " + HOUR_MS + " * " + HOUR_MS + " + ? AS p,"
-                + " delta_milli AS d, CAST(delta_milli AS NUMERIC(38, 0)) * (at_ms - ?) AS x FROM ledger_entry WHERE id > "
-                + CURSOR + " AND subject = ? AND at_ms >= ? AND at_ms < ?", from, from, from, subject, from, to);
+                + " delta_milli AS d, CAST(delta_milli AS NUMERIC(38, 0)) * (at_ms - ?) AS x FROM " + LedgerSource.tail()
+                + " t WHERE subject = ? AND at_ms >= ? AND at_ms < ?", from, from, from, subject, from, to);
         tenantFilter(sql, tenants);
         sql.add(") u" + groupBy(columns, true));
         int n = columns.size();
@@ -108,8 +107,8 @@ public class LedgerRollupStore {
     public List<LedgerEntryRow> entriesOfDevicesEverUnhealthy(long toMs) {
         Sql cards = new Sql();
         cards.add("SELECT device_id FROM ledger_rollup WHERE subject = 'DEVICE' AND span_ms = ? AND period_ms < ? AND "
-                + OUT_OF_SERVICE + " UNION SELECT device_id FROM ledger_entry WHERE id > " + CURSOR
-                + " AND subject = 'DEVICE' AND at_ms < ? AND " + OUT_OF_SERVICE, HOUR_MS, toMs, toMs);
+                + OUT_OF_SERVICE + " UNION SELECT x.device_id FROM ledger_entry x WHERE x.id > " + LedgerSource.ENTRY_CURSOR
+                + " AND x.subject = 'DEVICE' AND x.at_ms < ? AND x." + OUT_OF_SERVICE, HOUR_MS, toMs, toMs);
         List<String> ids = query(cards, rs -> rs.getString(1));
         if (ids.isEmpty()) {
             return List.of();
@@ -197,14 +196,17 @@ public class LedgerRollupStore {
     <T> List<T> query(Sql sql, RowReader<T> reader) {
         return tx.executeRead(status -> {
             Connection c = status.getConnection();
-            List<Long> cursor = query(c, new Sql().add("SELECT last_entry_id FROM ledger_rollup_cursor WHERE id = 1"),
-                    rs -> rs.getLong(1));
-            // The cursor read just now is a lower bound of the one the statement reads (it only moves
-            // on): as a literal it lets the planner see how few entries lie after it and use the id
-            // index; the statement's own subquery still decides exactly which entries are the tail.
+            List<long[]> cursors = query(c, new Sql().add("SELECT last_entry_id, last_lease_seq FROM ledger_rollup_cursor"
+                    + " WHERE id = 1"), rs -> new long[] {rs.getLong(1), rs.getLong(2)});
+            long[] cursor = cursors.isEmpty() ? new long[2] : cursors.get(0);
+            // The cursors read just now are lower bounds of the ones the statement reads (they only move
+            // on): as literals they let the planner see how few rows lie after them and use the id and
+            // ledger_seq indexes; the statement's own subqueries still decide exactly what the tail is.
             Sql bounded = new Sql();
-            bounded.text.append(sql.text.toString().replace("id > " + CURSOR,
-                    "id > " + (cursor.isEmpty() ? 0 : cursor.get(0)) + " AND id > " + CURSOR));
+            bounded.text.append(sql.text.toString()
+                    .replace("x.id > " + LedgerSource.ENTRY_CURSOR, "x.id > " + cursor[0] + " AND x.id > " + LedgerSource.ENTRY_CURSOR)
+                    .replace("l.ledger_seq > " + LedgerSource.LEASE_CURSOR,
+                            "l.ledger_seq > " + cursor[1] + " AND l.ledger_seq > " + LedgerSource.LEASE_CURSOR));
             bounded.parameters.addAll(sql.parameters);
             return query(c, bounded, reader);
         });

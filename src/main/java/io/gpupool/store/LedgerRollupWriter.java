@@ -13,9 +13,9 @@ import java.util.List;
 import java.util.function.Function;
 
 /**
- * Writes the ledger's rollups: adds the entries after the cursor (and moves it, in the same
- * transaction), deletes and sums again a range of days, compares the stored rows with the ledger's,
- * and deletes the raw entries of leases that ended before a horizon. Every write is fenced by the
+ * Writes the ledger's rollups: adds the entries after the cursors (and moves them, in the same
+ * transaction), deletes and sums again a range of days, and compares the stored rows with the
+ * ledger's ({@link LedgerSource}). Every write is fenced by the
  * writer lock, as the writer's own; callers serialise them ({@code accounting.LedgerRollups}).
  */
 @Singleton
@@ -47,10 +47,10 @@ public class LedgerRollupWriter {
     }
 
     /**
-     * The ledger's entries of {@code where} summed per rollup row (spans hour and day; '' for what the
-     * entry leaves null; lease rows without end state and card).
+     * The ledger's entries of {@code source} ({@link LedgerSource}) that {@code where} selects, summed per
+     * rollup row (spans hour and day; '' for what the entry leaves null; lease rows without end state and card).
      */
-    private static String sums(String where) {
+    private static String sums(String source, String where) {
         return "SELECT e.subject, s.span_ms, e.at_ms / s.span_ms * s.span_ms AS period_ms,"
                 + " COALESCE(e.tenant_id, '') AS tenant_id, COALESCE(e.pool_id, '') AS pool_id, e.model,"
                 + " COALESCE(e.kind, '') AS kind, COALESCE(e.priority_class, '') AS priority_class,"
@@ -59,7 +59,7 @@ public class LedgerRollupWriter {
                 + " CASE WHEN e.subject = 'DEVICE' THEN e.device_id ELSE '' END AS device_id,"
                 + " COUNT(*) AS entries, SUM(CAST(e.delta_milli AS BIGINT)) AS delta_milli,"
                 + " SUM(CAST(e.delta_milli AS NUMERIC(38, 0)) * (e.at_ms - e.at_ms / s.span_ms * s.span_ms)) AS delta_offset"
-                + " FROM ledger_entry e CROSS JOIN " + SPANS + " WHERE " + where
+                + " FROM " + source + " e CROSS JOIN " + SPANS + " WHERE " + where
                 + " GROUP BY e.subject, s.span_ms, e.at_ms / s.span_ms * s.span_ms, COALESCE(e.tenant_id, ''),"
                 + " COALESCE(e.pool_id, ''), e.model, COALESCE(e.kind, ''), COALESCE(e.priority_class, ''),"
                 + " COALESCE(e.funding, ''), COALESCE(e.lender_id, ''),"
@@ -68,28 +68,39 @@ public class LedgerRollupWriter {
     }
 
     /**
-     * Adds the next entries after the cursor (at most {@code batch}) to the rollup and moves the cursor
-     * past them, in one transaction; returns how many ids it moved over (0: nothing new).
+     * Adds the next entries after the cursors (at most {@code batch} stored entries and the lease
+     * entries of {@code batch} commits) to the rollup and moves the cursors past them, in one transaction;
+     * returns how many ids and sequence numbers it moved over (0: nothing new).
      */
     public long advance(int batch) {
         return fenced(c -> {
-            long cursor = cursor(c);
-            Long upper = single(c, new Sql().add("SELECT id FROM ledger_entry WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?",
-                    cursor, batch - 1));
-            if (upper == null) {
-                upper = single(c, new Sql().add("SELECT MAX(id) FROM ledger_entry WHERE id > ?", cursor));
-            }
-            if (upper == null) {
+            long[] cursor = cursors(c);
+            long entryTo = upper(c, "SELECT id FROM ledger_entry WHERE id > ?", "id", cursor[0], batch);
+            Long highest = single(c, new Sql().add("SELECT MAX(ledger_seq) FROM lease"));
+            long leaseMax = highest == null ? cursor[1] : Math.max(highest, cursor[1]);
+            long leaseTo = Math.min(leaseMax, cursor[1] + batch); // at most batch commits' lease entries
+            if (entryTo == cursor[0] && leaseTo == cursor[1]) {
                 return 0L;
             }
-            execute(c, new Sql().add("MERGE INTO ledger_rollup r USING (" + sums("e.id > ? AND e.id <= ?") + ") x ON ("
+            execute(c, new Sql().add("MERGE INTO ledger_rollup r USING ("
+                    + sums(LedgerSource.range(cursor[0], entryTo, cursor[1], leaseTo, leaseMax), "1 = 1") + ") x ON ("
                     + on() + ") WHEN MATCHED THEN UPDATE SET entries = r.entries + x.entries,"
                     + " delta_milli = r.delta_milli + x.delta_milli, delta_offset = r.delta_offset + x.delta_offset"
                     + " WHEN NOT MATCHED THEN INSERT (" + KEY + ", entries, delta_milli, delta_offset) VALUES ("
-                    + prefixed("x.") + ", x.entries, x.delta_milli, x.delta_offset)", cursor, upper));
-            execute(c, new Sql().add("UPDATE ledger_rollup_cursor SET last_entry_id = ? WHERE id = 1", upper));
-            return upper - cursor;
+                    + prefixed("x.") + ", x.entries, x.delta_milli, x.delta_offset)"));
+            execute(c, new Sql().add("UPDATE ledger_rollup_cursor SET last_entry_id = ?, last_lease_seq = ? WHERE id = 1",
+                    entryTo, leaseTo));
+            return (entryTo - cursor[0]) + (leaseTo - cursor[1]);
         });
+    }
+
+    /** How far a step from {@code cursor} goes: the {@code batch}-th value of {@code column} after it, else the last. */
+    private static long upper(Connection c, String after, String column, long cursor, int batch) {
+        Long upper = single(c, new Sql().add(after + " ORDER BY " + column + " LIMIT 1 OFFSET ?", cursor, batch - 1));
+        if (upper == null) {
+            upper = single(c, new Sql().add(after.replace("SELECT " + column, "SELECT MAX(" + column + ")"), cursor));
+        }
+        return upper == null ? cursor : upper;
     }
 
     /**
@@ -102,8 +113,7 @@ public class LedgerRollupWriter {
             long deleted = execute(c, new Sql().add("DELETE FROM ledger_rollup WHERE period_ms >= ? AND period_ms < ?",
                     fromMs, toMs));
             long written = execute(c, new Sql().add("INSERT INTO ledger_rollup (" + KEY + ", entries, delta_milli,"
-                    + " delta_offset) " + sums("e.id <= " + LedgerRollupStore.CURSOR + " AND e.at_ms >= ? AND e.at_ms < ?"),
-                    fromMs, toMs));
+                    + " delta_offset) " + sums(LedgerSource.rolledUp(), "e.at_ms >= ? AND e.at_ms < ?"), fromMs, toMs));
             return new long[] {deleted, written};
         });
     }
@@ -117,7 +127,7 @@ public class LedgerRollupWriter {
                 + " CAST(0 AS BIGINT) AS rd, CAST(0 AS NUMERIC(38, 0)) AS ro"
                 + " FROM ledger_rollup WHERE period_ms >= ? AND period_ms < ?"
                 + " UNION ALL SELECT " + KEY + ", " + zero + ", entries, delta_milli, delta_offset FROM ("
-                + sums("e.id <= " + LedgerRollupStore.CURSOR + " AND e.at_ms >= ? AND e.at_ms < ?") + ") b"
+                + sums(LedgerSource.rolledUp(), "e.at_ms >= ? AND e.at_ms < ?") + ") b"
                 + ") u GROUP BY " + KEY + " ORDER BY " + KEY, fromMs, toMs, fromMs, toMs);
         long[] counts = new long[3];
         List<Difference> first = new ArrayList<>();
@@ -142,45 +152,27 @@ public class LedgerRollupWriter {
         return new Comparison(counts[0], counts[1], counts[2], first);
     }
 
+    /** The cursors: the last stored entry and the last lease commit sequence rolled up. */
+    public long[] cursors() {
+        return tx.executeRead(status -> cursors(status.getConnection()));
+    }
+
     /**
-     * Deletes the raw entries of leases that ended before {@code horizonMs} (both their opening and
-     * closing entries, which cancel out in every sum from then on), once everything before the horizon
-     * is rolled up; records the horizon. Returns the entries deleted, or -1 when entries before the
-     * horizon are not rolled up yet (nothing is deleted then).
+     * Before when lease entries were deleted (null: never). Since migration V19 lease entries are read
+     * from the lease rows and never deleted; a database pruned before then keeps its horizon.
      */
-    public long prune(long horizonMs) {
-        return fenced(c -> {
-            Long behind = single(c, new Sql().add("SELECT COUNT(*) FROM ledger_entry WHERE id > " + LedgerRollupStore.CURSOR
-                    + " AND at_ms < ?", horizonMs));
-            if (behind != null && behind > 0) {
-                return -1L;
-            }
-            long deleted = execute(c, new Sql().add("DELETE FROM ledger_entry WHERE subject = 'LEASE' AND lease_id IN"
-                    + " (SELECT x.lease_id FROM ledger_entry x WHERE x.subject = 'LEASE' AND x.delta_milli < 0 AND x.at_ms < ?)",
-                    horizonMs));
-            execute(c, new Sql().add("UPDATE ledger_rollup_cursor SET pruned_before_ms = ? WHERE id = 1"
-                    + " AND (pruned_before_ms IS NULL OR pruned_before_ms < ?)", horizonMs, horizonMs));
-            return deleted;
-        });
-    }
-
-    /** The cursor: the last entry rolled up. */
-    public long cursor() {
-        return tx.executeRead(status -> cursor(status.getConnection()));
-    }
-
-    /** Before when lease entries were deleted (null: never). */
     public Long prunedBefore() {
         return tx.executeRead(status -> single(status.getConnection(),
                 new Sql().add("SELECT pruned_before_ms FROM ledger_rollup_cursor WHERE id = 1")));
     }
 
-    private static long cursor(Connection c) {
-        Long id = single(c, new Sql().add("SELECT last_entry_id FROM ledger_rollup_cursor WHERE id = 1"));
-        if (id == null) {
+    private static long[] cursors(Connection c) {
+        List<long[]> row = LedgerRollupStore.query(c, new Sql().add("SELECT last_entry_id, last_lease_seq"
+                + " FROM ledger_rollup_cursor WHERE id = 1"), rs -> new long[] {rs.getLong(1), rs.getLong(2)});
+        if (row.isEmpty()) {
             throw new IllegalStateException("ledger_rollup_cursor has no row 1 (migration V17)");
         }
-        return id;
+        return row.get(0);
     }
 
     private static void requireDays(long fromMs, long toMs) {

@@ -13,8 +13,8 @@ import java.util.Collection;
 import java.util.List;
 
 /**
- * Reads the accounting ledger ({@code ledger_entry}, written by the writer with each change:
- * {@link LedgerEntries}). The sums a report needs are taken in the database, per group and hour, so
+ * Reads the accounting ledger ({@link LedgerSource}: device entries stored in {@code ledger_entry},
+ * lease entries read from the lease rows; what they record is {@link LedgerEntries}). The sums a report needs are taken in the database, per group and hour, so
  * what crosses the wire follows the report's groups and hours, not the number of leases.
  */
 @Singleton
@@ -55,7 +55,7 @@ public class LedgerStore {
      */
     public List<Level> levels(String subject, List<Column> columns, long fromMs, Collection<String> tenants) {
         String keys = keys(columns);
-        String sql = "SELECT " + keys + (keys.isEmpty() ? "" : ", ") + "SUM(delta_milli) FROM ledger_entry"
+        String sql = "SELECT " + keys + (keys.isEmpty() ? "" : ", ") + "SUM(delta_milli) FROM " + source(subject) + " e"
                 + " WHERE subject = ? AND at_ms < ?" + tenantFilter(tenants)
                 + (keys.isEmpty() ? "" : " GROUP BY " + keys);
         return query(sql, subject, fromMs, tenants, rs -> {
@@ -70,7 +70,7 @@ public class LedgerStore {
         String keys = keys(columns);
         String hour = "(at_ms - " + fromMs + ") / " + HOUR_MS;
         String sql = "SELECT " + keys + (keys.isEmpty() ? "" : ", ") + hour + ", SUM(delta_milli),"
-                + " SUM(CAST(delta_milli AS BIGINT) * (at_ms - " + fromMs + ")) FROM ledger_entry"
+                + " SUM(CAST(delta_milli AS BIGINT) * (at_ms - " + fromMs + ")) FROM " + source(subject) + " e"
                 + " WHERE subject = ? AND at_ms >= " + fromMs + " AND at_ms < ?" + tenantFilter(tenants)
                 + " GROUP BY " + keys + (keys.isEmpty() ? "" : ", ") + hour;
         int n = columns.size();
@@ -84,10 +84,10 @@ public class LedgerStore {
      * device and lease entries both, in time order: what splits their time into held, free and broken.
      */
     public List<LedgerEntryRow> entriesOfDevicesEverUnhealthy(long toMs) {
-        String sql = "SELECT " + ALL + " FROM ledger_entry WHERE at_ms < ? AND device_id IN (SELECT u.device_id"
-                + " FROM ledger_entry u WHERE u.subject = 'DEVICE' AND u.state NOT IN ('HEALTHY', 'DEGRADED')"
-                + " AND u.at_ms < ?)"
-                + " ORDER BY at_ms, id";
+        String sql = "SELECT " + ALL + " FROM " + LedgerSource.all() + " e WHERE at_ms < ? AND device_id IN"
+                + " (SELECT u.device_id FROM ledger_entry u WHERE u.subject = 'DEVICE'"
+                + " AND u.state NOT IN ('HEALTHY', 'DEGRADED') AND u.at_ms < ?)"
+                + " ORDER BY " + WRITTEN;
         return read(sql, List.of(toMs, toMs));
     }
 
@@ -95,23 +95,33 @@ public class LedgerStore {
     public List<LedgerEntryRow> entriesOfDevices(Collection<String> deviceIds, long toMs) {
         List<Object> parameters = new ArrayList<>(deviceIds);
         parameters.add(toMs);
-        return read("SELECT " + ALL + " FROM ledger_entry WHERE device_id IN ("
-                + String.join(", ", java.util.Collections.nCopies(deviceIds.size(), "?")) + ") AND at_ms < ? ORDER BY at_ms, id",
-                parameters);
+        return read("SELECT " + ALL + " FROM " + LedgerSource.all() + " e WHERE device_id IN ("
+                + String.join(", ", java.util.Collections.nCopies(deviceIds.size(), "?")) + ") AND at_ms < ? ORDER BY "
+                + WRITTEN, parameters);
     }
 
-    /** The whole ledger in the order it was written (for the rebuild check; small fleets and tests). */
+    /** The whole ledger in time order (for the rebuild check; small fleets and tests). */
     public List<LedgerEntryRow> all() {
-        return read("SELECT " + ALL + " FROM ledger_entry ORDER BY id", List.of());
+        return read("SELECT " + ALL + " FROM " + LedgerSource.all() + " e ORDER BY " + WRITTEN, List.of());
     }
 
-    /** The entries of leases, in the order written. */
+    /** The entries of leases, in time order. */
     public List<LedgerEntryRow> leaseEntries() {
-        return read("SELECT " + ALL + " FROM ledger_entry WHERE subject = 'LEASE' ORDER BY id", List.of());
+        return read("SELECT " + ALL + " FROM " + LedgerSource.all() + " e WHERE subject = 'LEASE' ORDER BY " + WRITTEN,
+                List.of());
     }
 
-    private static final String ALL = "at_ms, subject, delta_milli, device_id, model, pool_id, lease_id, tenant_id,"
-            + " kind, priority_class, funding, lender_id, state";
+    private static final String ALL = LedgerSource.COLUMNS;
+    /**
+     * Time order, and at one instant the order written: stored entries by id, then the leases' in
+     * commit order (a lease's opening before its closing at the same instant).
+     */
+    private static final String WRITTEN = "at_ms, CASE source WHEN 'D' THEN 0 WHEN 'O' THEN 1 ELSE 2 END, seq";
+
+    /** Where the {@code subject}'s entries are: devices' are only stored, leases' mostly read from the lease rows. */
+    private static String source(String subject) {
+        return LedgerEntryRow.DEVICE.equals(subject) ? "ledger_entry" : LedgerSource.all();
+    }
 
     private List<LedgerEntryRow> read(String sql, List<Object> parameters) {
         LedgerRollupStore.Sql statement = new LedgerRollupStore.Sql().add(sql, parameters.toArray());

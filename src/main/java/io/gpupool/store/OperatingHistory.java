@@ -108,9 +108,10 @@ public class OperatingHistory {
     public List<Share> endedShares(Collection<String> leaseIds) {
         List<Share> out = new ArrayList<>();
         for (List<String> ids : chunks(leaseIds)) {
-            out.addAll(query("SELECT lease_id, device_id, -delta_milli, model, pool_id, tenant_id, kind, priority_class,"
-                    + " at_ms FROM ledger_entry WHERE subject = 'LEASE' AND delta_milli < 0 AND lease_id IN ("
-                    + marks(ids.size()) + ") ORDER BY id", new ArrayList<>(ids), rs -> new Share(rs.getString(1),
+            out.addAll(query("SELECT l.id, s.device_id, s.milli, s.model, l.pool_id, l.tenant_id, l.kind, l.priority_class, "
+                    + LedgerSource.epochMs("l.ended_at") + " FROM lease l JOIN lease_share s ON s.lease_id = l.id"
+                    + " WHERE l.closed_seq IS NOT NULL AND l.id IN (" + marks(ids.size()) + ") ORDER BY l.closed_seq, l.id, s.id",
+                    new ArrayList<>(ids), rs -> new Share(rs.getString(1),
                     rs.getString(2), rs.getInt(3), rs.getString(4), rs.getString(5), rs.getString(6), rs.getString(7),
                     rs.getString(8), rs.getLong(9))));
         }
@@ -130,10 +131,12 @@ public class OperatingHistory {
     public List<Start> startsOn(Collection<String> deviceIds, long fromMs, long toMs) {
         List<Start> out = new ArrayList<>();
         for (List<String> ids : chunks(deviceIds)) {
-            List<Object> params = new ArrayList<>(List.of(fromMs, toMs));
-            params.addAll(ids);
-            out.addAll(query("SELECT device_id, at_ms, delta_milli, tenant_id FROM ledger_entry WHERE subject = 'LEASE'"
-                    + " AND delta_milli > 0 AND at_ms >= ? AND at_ms <= ? AND device_id IN (" + marks(ids.size()) + ")",
+            List<Object> params = new ArrayList<>(ids);
+            params.addAll(List.of(fromMs, toMs));
+            out.addAll(query("SELECT device_id, at_ms, delta_milli, tenant_id FROM (SELECT s.device_id, "
+                    + LedgerSource.epochMs("l.created_at") + " AS at_ms, s.milli AS delta_milli, l.tenant_id"
+                    + " FROM lease l JOIN lease_share s ON s.lease_id = l.id WHERE l.opened_seq IS NOT NULL"
+                    + " AND s.device_id IN (" + marks(ids.size()) + ")) o WHERE at_ms >= ? AND at_ms <= ?",
                     params, rs -> new Start(rs.getString(1), rs.getLong(2), rs.getInt(3), rs.getString(4))));
         }
         return out;
@@ -150,17 +153,17 @@ public class OperatingHistory {
             if (tenants.isEmpty()) {
                 return List.of();
             }
-            tenantFilter = " AND e.tenant_id IN (" + marks(tenants.size()) + ")";
+            tenantFilter = " AND l.tenant_id IN (" + marks(tenants.size()) + ")";
             params.addAll(tenants);
         }
-        String sql = "SELECT e.lease_id, e.device_id, MAX(e.delta_milli), MAX(s.mig_profile),"
-                + " MIN(CASE WHEN e.delta_milli > 0 THEN e.at_ms END), MIN(CASE WHEN e.delta_milli < 0 THEN e.at_ms END),"
-                + " e.tenant_id, e.pool_id, e.model, e.kind, e.priority_class, e.funding, e.lender_id"
-                + " FROM ledger_entry e JOIN lease l ON l.id = e.lease_id"
-                + " LEFT JOIN lease_share s ON s.lease_id = e.lease_id AND s.device_id = e.device_id"
-                + " WHERE e.subject = 'LEASE' AND l.created_at < ? AND (l.ended_at IS NULL OR l.ended_at > ?)" + tenantFilter
-                + " GROUP BY e.lease_id, e.device_id, e.tenant_id, e.pool_id, e.model, e.kind, e.priority_class,"
-                + " e.funding, e.lender_id";
+        // A share's ledger entries are its lease's start and end (store.LedgerSource), read here from the rows.
+        String sql = "SELECT l.id, s.device_id, s.milli, s.mig_profile, " + LedgerSource.epochMs("l.created_at") + ","
+                + " CASE WHEN l.closed_seq IS NULL THEN NULL ELSE " + LedgerSource.epochMs("l.ended_at") + " END,"
+                + " l.tenant_id, l.pool_id, s.model, l.kind, l.priority_class,"
+                + " CASE WHEN l.borrowed THEN 'BORROWED' ELSE 'GUARANTEE' END, l.lender_id"
+                + " FROM lease l JOIN lease_share s ON s.lease_id = l.id"
+                + " WHERE l.opened_seq IS NOT NULL AND l.created_at < ? AND (l.ended_at IS NULL OR l.ended_at > ?)"
+                + tenantFilter;
         return query(sql, params, rs -> {
             long end = rs.getLong(6);
             if (rs.wasNull()) {

@@ -75,6 +75,7 @@ public class PoolStore {
     private final LeaseShareRepository shares;
     private final GpuRequestRepository requests;
     private final FleetImportRepository imports;
+    private final LedgerSequence ledgerSequence = new LedgerSequence();
 
     @Inject
     PoolStore(SiteRepository sites, ClusterRepository clusters, NodeRepository nodes, DeviceRepository devices,
@@ -110,6 +111,8 @@ public class PoolStore {
         List<DecisionLogRow> decisions = new ArrayList<>();
         List<UsageSampleRow> usage = new ArrayList<>();
         List<LedgerEntryRow> ledger = new ArrayList<>();
+        Map<String, List<String>> opened = new HashMap<>(); // lease id: its shares' models
+        java.util.Set<String> closed = new java.util.HashSet<>();
         for (RowBuffer rows : batch) {
             for (Op op : rows.ops()) {
                 switch (op.kind()) {
@@ -129,18 +132,31 @@ public class PoolStore {
                     case LEASE_UPDATE -> leaseUpdates.add((Lease) op.row());
                     case DECISION -> decisions.add((DecisionLogRow) op.row());
                     case USAGE -> usage.add((UsageSampleRow) op.row());
+                    case LEASE_OPENED -> {
+                        RowBuffer.LeaseOpened o = (RowBuffer.LeaseOpened) op.row();
+                        opened.put(o.leaseId(), o.shareModels());
+                    }
+                    case LEASE_CLOSED -> closed.add(((RowBuffer.LeaseClosed) op.row()).leaseId());
                     case LEDGER -> ledger.add((LedgerEntryRow) op.row());
                 }
             }
         }
         try {
+            // One number for the whole commit: its lease entries become visible together.
+            long seq = opened.isEmpty() && closed.isEmpty() ? 0 : ledgerSequence.next(connection, epoch.writerEpoch());
             new HotRowWriter()
                     .insert(HotTables.REQUEST, requestInserts.stream().map(GpuRequestRow::of).toList())
-                    .insert(HotTables.LEASE, leaseInserts.stream().map(LeaseRow::of).toList())
-                    .insert(HotTables.SHARE, leaseInserts.stream()
-                            .flatMap(l -> l.shares().stream().map(s -> LeaseShareRow.of(l.id(), s))).toList())
+                    .insert(HotTables.LEASE, leaseInserts.stream().filter(l -> !opened.containsKey(l.id()))
+                            .map(LeaseRow::of).toList())
+                    .insert(HotTables.LEASE_OPENING, leaseInserts.stream().filter(l -> opened.containsKey(l.id()))
+                            .map(l -> new HotTables.SequencedLease(LeaseRow.of(l), seq)).toList())
+                    .insert(HotTables.SHARE, leaseInserts.stream().flatMap(l -> shareRows(l, opened.get(l.id()))).toList())
                     .update(HotTables.REQUEST, requestUpdates.stream().map(GpuRequestRow::of).toList())
-                    .update(HotTables.LEASE, leaseUpdates.stream().map(LeaseRow::of).toList())
+                    // every update of a lease that closes goes in one step, so its updates keep their order
+                    .update(HotTables.LEASE, leaseUpdates.stream().filter(l -> !closed.contains(l.id()))
+                            .map(LeaseRow::of).toList())
+                    .update(HotTables.LEASE_CLOSING, leaseUpdates.stream().filter(l -> closed.contains(l.id()))
+                            .map(l -> new HotTables.SequencedLease(LeaseRow.of(l), seq)).toList())
                     .insert(HotTables.DECISION, decisions)
                     .insert(HotTables.USAGE, usage)
                     .insert(HotTables.LEDGER, ledger)
@@ -148,6 +164,13 @@ public class PoolStore {
         } catch (SQLException e) {
             throw new DataAccessException("Writing the batch's rows failed: " + e.getMessage(), e);
         }
+    }
+
+    /** A new lease's share rows; {@code models} (null: not in the ledger) names each share's card model. */
+    private static java.util.stream.Stream<LeaseShareRow> shareRows(Lease l, List<String> models) {
+        List<DeviceShare> shares = l.shares();
+        return java.util.stream.IntStream.range(0, shares.size())
+                .mapToObj(i -> LeaseShareRow.of(l.id(), shares.get(i), models == null ? null : models.get(i)));
     }
 
     private static <R> void upsert(io.micronaut.data.repository.CrudRepository<R, ?> repository, R row, boolean exists) {

@@ -20,10 +20,21 @@ final class RowBuffer {
     /** What a row does: the model's records are upserts (by {@code exists}), the rest inserts or updates. */
     enum Kind {
         SITE, CLUSTER, NODE, DEVICE, PROFILE, POOL, TENANT, QUOTA, QUOTA_DELETE, FLEET_IMPORT,
-        REQUEST_INSERT, REQUEST_UPDATE, LEASE_INSERT, LEASE_UPDATE, DECISION, USAGE, LEDGER
+        REQUEST_INSERT, REQUEST_UPDATE, LEASE_INSERT, LEASE_UPDATE, LEASE_OPENED, LEASE_CLOSED, DECISION, USAGE, LEDGER
     }
 
     record Op(Kind kind, Object row, boolean exists) {
+    }
+
+    /**
+     * A lease started holding GPUs (its ledger entries open): the card model of each of its shares,
+     * in the lease's share order, as the ledger attributes them (a card's model can change later).
+     */
+    record LeaseOpened(String leaseId, List<String> shareModels) {
+    }
+
+    /** A lease stopped holding GPUs (its ledger entries close, at its {@code endedAt}). */
+    record LeaseClosed(String leaseId) {
     }
 
     private final List<Op> ops = new ArrayList<>();

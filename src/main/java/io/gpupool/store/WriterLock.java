@@ -197,6 +197,11 @@ public class WriterLock {
         }
     }
 
+    /** The writer epoch this instance raised when it took the lock; 0 without one (H2, tests). */
+    long epoch() {
+        return epoch;
+    }
+
     /** Whether write transactions confirm the epoch: PostgreSQL, lock taken. */
     boolean fenced() {
         return epoch != 0;

@@ -179,7 +179,12 @@ public final class ReportBenchmark {
         return ticks * 10.0; // USER_HZ = 100 on Linux
     }
 
-    /** The synthetic ledger: every card's capacity from before the window, then each lease's open and close entries. */
+    /**
+     * The synthetic ledger: every card's capacity from before the window, then each lease's open and close entries.
+     * The lease entries are written as stored rows, the form before migration V19 (the service now reads them from
+     * the lease rows): every sum reads stored rows the same way (store.LedgerSource), and rolled up they are the same
+     * rollup rows, which is what these reports read; only the few entries after the cursor are read raw.
+     */
     static long fill(DataSource dataSource, int gpus, int leases) throws Exception {
         Random random = new Random(19);
         long windowMs = Duration.ofDays(30).toMillis();

@@ -97,12 +97,12 @@ public final class UtilisationBenchmark {
         long rollups = 0;
         try (Connection c = ds.getConnection()) {
             c.setAutoCommit(false);
+            // As the writer leaves them (migration V19): the lease's commit sequence where it opened and
+            // closed, its shares' models; the ledger reads the lease entries from these rows.
             Batch lease = new Batch(c, "INSERT INTO lease (id, request_id, tenant_id, pool_id, kind, priority, preemptible, "
-                    + "borrowed, state, created_at, ended_at) VALUES ", "(?, ?, ?, 'bench', 'TRAINING', 100, FALSE, FALSE, ?, ?, ?)", 6);
-            Batch share = new Batch(c, "INSERT INTO lease_share (lease_id, device_id, milli) VALUES ", "(?, ?, 1000)", 2);
-            Batch ledger = new Batch(c, "INSERT INTO ledger_entry (at_ms, subject, delta_milli, device_id, model, pool_id, "
-                    + "lease_id, tenant_id, kind, funding, state) VALUES ", "(?, 'LEASE', ?, ?, ?, 'bench', ?, ?, 'TRAINING', "
-                    + "'GUARANTEE', ?)", 7);
+                    + "borrowed, state, created_at, ended_at, opened_seq, closed_seq, ledger_seq) VALUES ",
+                    "(?, ?, ?, 'bench', 'TRAINING', 100, FALSE, FALSE, ?, ?, ?, ?, ?, ?)", 9);
+            Batch share = new Batch(c, "INSERT INTO lease_share (lease_id, device_id, milli, model) VALUES ", "(?, ?, 1000, ?)", 3);
             Batch rollup = new Batch(c, "INSERT INTO device_sample_rollup (device_id, bucket_ms, metric, activity_avg, "
                     + "activity_max, framebuffer_avg_mib, framebuffer_max_mib, sample_count) VALUES ",
                     "(?, ?, 'GR_ENGINE_ACTIVE', ?, ?, ?, ?, 10)", 6);
@@ -118,12 +118,8 @@ public final class UtilisationBenchmark {
                         String id = "L" + (++leases);
                         String tenant = "t" + random.nextInt(20);
                         lease.add(id, id, tenant, ended ? "RELEASED" : "ACTIVE", new Timestamp(t),
-                                ended ? new Timestamp(until) : null);
-                        share.add(id, device);
-                        ledger.add(t, 1000, device, model, id, tenant, "ACTIVE");
-                        if (ended) {
-                            ledger.add(until, -1000, device, model, id, tenant, "RELEASED");
-                        }
+                                ended ? new Timestamp(until) : null, 1L, ended ? 2L : null, ended ? 2L : 1L);
+                        share.add(id, device, model);
                         double level = random.nextInt(3) == 0 ? 0.02 : 0.3 + 0.6 * random.nextDouble();
                         for (long slot = Math.max(t, start.toEpochMilli()) / SLOT * SLOT; slot < Math.min(until, endMs);
                              slot += SLOT) {
@@ -138,7 +134,7 @@ public final class UtilisationBenchmark {
                     }
                 }
             }
-            for (Batch b : List.of(lease, share, ledger, rollup)) {
+            for (Batch b : List.of(lease, share, rollup)) {
                 b.flush();
             }
             c.commit();
