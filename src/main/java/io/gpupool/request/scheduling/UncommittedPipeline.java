@@ -170,6 +170,15 @@ public class UncommittedPipeline implements PipelineDryRun {
                 sweep.ok() && pipeline.failedEvaluations() == 0);
     }
 
+    @Override
+    public Prepared prepare(Input input) {
+        return new Derived(sweepFacts(input), startDerivation(input.fleet()));
+    }
+
+    /** Held by a dry-run so the weakly kept derivations of its input stay for its runs. */
+    private record Derived(SnapshotFacts sweepFacts, PolicyInputs start) implements Prepared {
+    }
+
     /**
      * The sweep's facts of {@code input}'s model at its instant with its usage samples, derived once
      * for every run on the same input (a dry-run's two sides, run in parallel, wait for one
@@ -196,6 +205,10 @@ public class UncommittedPipeline implements PipelineDryRun {
      * side's uncommitted models. Neither the model nor the derivation is held alive here.
      */
     private PolicyInputs startInputs(PoolSnapshot start) {
+        return startDerivation(start).copy();
+    }
+
+    private PolicyInputs startDerivation(PoolSnapshot start) {
         synchronized (sweepFactsLock) {
             PolicyInputs derived = startInputs.get();
             if (startInputsOf.get() != start || derived == null) {
@@ -205,7 +218,7 @@ public class UncommittedPipeline implements PipelineDryRun {
                 startInputsOf = new WeakReference<>(start);
                 startInputs = new WeakReference<>(derived);
             }
-            return derived.copy();
+            return derived;
         }
     }
 
