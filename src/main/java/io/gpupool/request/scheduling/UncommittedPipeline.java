@@ -71,6 +71,8 @@ public class UncommittedPipeline implements PipelineDryRun {
     private WeakReference<SnapshotFacts> sweepFacts = new WeakReference<>(null);
     private WeakReference<PoolSnapshot> startInputsOf = new WeakReference<>(null);
     private WeakReference<PolicyInputs> startInputs = new WeakReference<>(null);
+    /** How many derivations of a run's start were made, not found kept (tests: what {@link #prepare} holds is not made again). */
+    private final java.util.concurrent.atomic.AtomicInteger derivations = new java.util.concurrent.atomic.AtomicInteger();
     /** The live input given again while unchanged, and the runs made on it. */
     private final RecalledRuns recalled;
 
@@ -175,6 +177,10 @@ public class UncommittedPipeline implements PipelineDryRun {
         return new Derived(sweepFacts(input), startDerivation(input.fleet()));
     }
 
+    int derivationsMade() {
+        return derivations.get();
+    }
+
     /** Held by a dry-run so the weakly kept derivations of its input stay for its runs. */
     private record Derived(SnapshotFacts sweepFacts, PolicyInputs start) implements Prepared {
     }
@@ -194,6 +200,7 @@ public class UncommittedPipeline implements PipelineDryRun {
                 facts.leases();
                 sweepFactsOf = new WeakReference<>(input);
                 sweepFacts = new WeakReference<>(facts);
+                derivations.incrementAndGet();
             }
             return facts;
         }
@@ -217,6 +224,7 @@ public class UncommittedPipeline implements PipelineDryRun {
                 derived.view(start);
                 startInputsOf = new WeakReference<>(start);
                 startInputs = new WeakReference<>(derived);
+                derivations.incrementAndGet();
             }
             return derived;
         }
