@@ -33,6 +33,19 @@ public interface PipelineDryRun {
     PipelineRun run(CompiledPolicy policy, Input input, List<GpuRequest> whatIf);
 
     /**
+     * Derives now what every run on {@code input} starts from, whatever its policy (the sweep's facts
+     * of the model, the model's policy facts and capacity view), and keeps it for the runs on that
+     * input while the returned value is held: a dry-run derives it beside the compilation of a new
+     * candidate, whose side would otherwise derive it after (or derive it again, if it was dropped
+     * since the active side's run). A run given the same derivation decides exactly as one that made its own.
+     */
+    Prepared prepare(Input input);
+
+    /** What {@link #prepare} derived; only holding it matters. */
+    interface Prepared {
+    }
+
+    /**
      * {@link #run}, or, on the input {@link #live} gave last, the run an earlier dry-run made there of
      * the same compiled rules under the same version label with equal what-if requests (and
      * anything else the run reads equal), given again: a dry-run's active side on an unchanged

@@ -108,6 +108,11 @@ public class PolicyDryRunService {
         // given again at once, made by an earlier dry-run on this very input). If the candidate is refused,
         // it still ends, and is kept for the corrected candidate's dry-run.
         CompletableFuture<PipelineRun> activeSide = CompletableFuture.supplyAsync(() -> pipeline.recallOrRun(activePolicy, input, whatIf));
+        // A candidate not validated lately is compiled and tested now, the better part of a second on this thread:
+        // meanwhile the other core derives what its side starts from (held here until that side has run), unless
+        // the active side, running, is deriving it already. A remembered candidate's side is most likely given again.
+        CompletableFuture<PipelineDryRun.Prepared> prepared = validator.remembers(candidate) ? null
+                : CompletableFuture.supplyAsync(() -> pipeline.prepare(input));
         ValidationReport report = validator.validate(candidate);
         CompiledPolicy compiled = report.policy().orElseThrow(() -> ProblemException.unprocessable(
                 "The candidate does not compile or reaches beyond the rule sandbox", report.errors().stream().map(Object::toString).toList()));
@@ -131,6 +136,7 @@ public class PolicyDryRunService {
                     activeRun.leases(), activeRun.totals(), activeRun.sweep());
         } else {
             candidateResult = pipeline.recallOrRun(compiled, input, whatIf);
+            java.lang.ref.Reference.reachabilityFence(prepared);
             activeRun = join(activeSide);
         }
         PipelineDiff diff = PipelineDiff.between(activeRun, candidateResult);

@@ -73,6 +73,14 @@ public final class PolicyValidator {
         return fresh;
     }
 
+    /** Whether {@link #validate} would answer {@code ruleSet} from a remembered pass, without compiling it. */
+    public boolean remembers(RuleSet ruleSet) {
+        String key = passKey(ruleSet);
+        synchronized (PASSED) {
+            return PASSED.containsKey(key);
+        }
+    }
+
     /** The set's content hash (the one versions are stored under) and the limits its tests ran under. */
     private String passKey(RuleSet ruleSet) {
         return runner.engine().limits() + "|" + io.gpupool.policy.ruleset.RuleSetHash.sha256(ruleSet);

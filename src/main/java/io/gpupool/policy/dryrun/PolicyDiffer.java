@@ -11,10 +11,11 @@ import io.gpupool.policy.dryrun.DecisionChange.Subject;
 import io.gpupool.policy.engine.Evaluation;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
@@ -44,8 +45,12 @@ final class PolicyDiffer {
 
     private static void compare(List<DecisionChange> out, Subject subject, Aspect aspect, Map<String, Shown> before,
                                 Map<String, Shown> after) {
-        TreeSet<String> ids = new TreeSet<>(before.keySet());
-        ids.addAll(after.keySet());
+        // By id, as before (a TreeSet); each side's map is a HashMap: at scale (10,000 devices, 48,000
+        // reclaim orders) ordered maps of every aspect cost more than the one sort of their union here.
+        HashSet<String> union = new HashSet<>(before.keySet());
+        union.addAll(after.keySet());
+        String[] ids = union.toArray(String[]::new);
+        Arrays.sort(ids);
         for (String id : ids) {
             Shown b = before.getOrDefault(id, new Shown(DecisionChange.NOTHING, null));
             Shown a = after.getOrDefault(id, new Shown(DecisionChange.NOTHING, null));
@@ -56,7 +61,7 @@ final class PolicyDiffer {
     }
 
     private static Map<String, Shown> admissions(Map<String, Evaluation> byRequest, boolean pools) {
-        Map<String, Shown> out = new TreeMap<>();
+        Map<String, Shown> out = new HashMap<>();
         byRequest.forEach((id, e) -> e.admissionOf(id).ifPresent(a -> {
             if (!pools) {
                 out.put(id, new Shown(a.admitted() ? "admitted" : "rejected: " + a.reasonCode(), a.ruleName()));
@@ -68,14 +73,14 @@ final class PolicyDiffer {
     }
 
     private static Map<String, Shown> priorities(Map<String, Evaluation> byRequest) {
-        Map<String, Shown> out = new TreeMap<>();
+        Map<String, Shown> out = new HashMap<>();
         byRequest.forEach((id, e) -> e.priorityOf(id).ifPresent((PriorityAssignment p) -> out.put(id,
                 new Shown(p.priority() + (p.preemptible() ? " preemptible" : " not preemptible"), p.ruleName()))));
         return out;
     }
 
     private static Map<String, Shown> quotas(Map<String, Evaluation> byRequest) {
-        Map<String, Shown> out = new TreeMap<>();
+        Map<String, Shown> out = new HashMap<>();
         byRequest.forEach((id, e) -> {
             List<QuotaVerdict> verdicts = e.quotaOf(id);
             if (!verdicts.isEmpty()) {
@@ -88,13 +93,13 @@ final class PolicyDiffer {
 
     private static Map<String, Shown> preemptions(Evaluation e) {
         Map<String, List<PreemptionCandidate>> byLease = e.decisionsOf(PreemptionCandidate.class).stream()
-                .collect(Collectors.groupingBy(PreemptionCandidate::leaseId, TreeMap::new, Collectors.toList()));
+                .collect(Collectors.groupingBy(PreemptionCandidate::leaseId, HashMap::new, Collectors.toList()));
         return project(byLease, list -> new Shown("candidate for " + list.stream().map(PreemptionCandidate::requestId)
                 .distinct().sorted().toList(), list.get(0).ruleName()));
     }
 
     private static Map<String, Shown> reclaims(Evaluation e) {
-        Map<String, Shown> out = new TreeMap<>();
+        Map<String, Shown> out = new HashMap<>();
         for (ReclaimOrder r : e.reclaimPlan()) {
             out.put(r.leaseId(), new Shown(r.cause().name(), r.ruleName()));
         }
@@ -102,7 +107,7 @@ final class PolicyDiffer {
     }
 
     private static Map<String, Shown> tiers(Evaluation e) {
-        Map<String, Shown> out = new TreeMap<>();
+        Map<String, Shown> out = new HashMap<>();
         for (TierAssignment t : e.decisionsOf(TierAssignment.class)) {
             out.putIfAbsent(t.deviceId(), new Shown(t.tier().name(), t.ruleName()));
         }
@@ -111,13 +116,13 @@ final class PolicyDiffer {
 
     private static Map<String, Shown> labels(Evaluation e) {
         Map<String, List<ProfileLabel>> byDevice = e.decisionsOf(ProfileLabel.class).stream()
-                .collect(Collectors.groupingBy(ProfileLabel::deviceId, TreeMap::new, Collectors.toList()));
+                .collect(Collectors.groupingBy(ProfileLabel::deviceId, HashMap::new, Collectors.toList()));
         return project(byDevice, list -> new Shown(list.stream().map(ProfileLabel::label).distinct().sorted().toList()
                 .toString(), list.get(0).ruleName()));
     }
 
     private static <T> Map<String, Shown> project(Map<String, List<T>> grouped, Function<List<T>, Shown> show) {
-        Map<String, Shown> out = new TreeMap<>();
+        Map<String, Shown> out = new HashMap<>();
         grouped.forEach((id, list) -> out.put(id, show.apply(list)));
         return out;
     }

@@ -71,6 +71,8 @@ public class UncommittedPipeline implements PipelineDryRun {
     private WeakReference<SnapshotFacts> sweepFacts = new WeakReference<>(null);
     private WeakReference<PoolSnapshot> startInputsOf = new WeakReference<>(null);
     private WeakReference<PolicyInputs> startInputs = new WeakReference<>(null);
+    /** How many derivations of a run's start were made, not found kept (tests: what {@link #prepare} holds is not made again). */
+    private final java.util.concurrent.atomic.AtomicInteger derivations = new java.util.concurrent.atomic.AtomicInteger();
     /** The live input given again while unchanged, and the runs made on it. */
     private final RecalledRuns recalled;
 
@@ -170,6 +172,19 @@ public class UncommittedPipeline implements PipelineDryRun {
                 sweep.ok() && pipeline.failedEvaluations() == 0);
     }
 
+    @Override
+    public Prepared prepare(Input input) {
+        return new Derived(sweepFacts(input), startDerivation(input.fleet()));
+    }
+
+    int derivationsMade() {
+        return derivations.get();
+    }
+
+    /** Held by a dry-run so the weakly kept derivations of its input stay for its runs. */
+    private record Derived(SnapshotFacts sweepFacts, PolicyInputs start) implements Prepared {
+    }
+
     /**
      * The sweep's facts of {@code input}'s model at its instant with its usage samples, derived once
      * for every run on the same input (a dry-run's two sides, run in parallel, wait for one
@@ -185,6 +200,7 @@ public class UncommittedPipeline implements PipelineDryRun {
                 facts.leases();
                 sweepFactsOf = new WeakReference<>(input);
                 sweepFacts = new WeakReference<>(facts);
+                derivations.incrementAndGet();
             }
             return facts;
         }
@@ -196,6 +212,10 @@ public class UncommittedPipeline implements PipelineDryRun {
      * side's uncommitted models. Neither the model nor the derivation is held alive here.
      */
     private PolicyInputs startInputs(PoolSnapshot start) {
+        return startDerivation(start).copy();
+    }
+
+    private PolicyInputs startDerivation(PoolSnapshot start) {
         synchronized (sweepFactsLock) {
             PolicyInputs derived = startInputs.get();
             if (startInputsOf.get() != start || derived == null) {
@@ -204,8 +224,9 @@ public class UncommittedPipeline implements PipelineDryRun {
                 derived.view(start);
                 startInputsOf = new WeakReference<>(start);
                 startInputs = new WeakReference<>(derived);
+                derivations.incrementAndGet();
             }
-            return derived.copy();
+            return derived;
         }
     }
 

@@ -1,0 +1,34 @@
+package io.gpupool.policy.perf;
+
+import io.gpupool.policy.engine.PolicyCompiler;
+import io.gpupool.policy.ruleset.RuleSet;
+import io.gpupool.testing.PolicyFiles;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The Drools build of a candidate never seen (a comment makes each content unique, so the
+ * compilation cache never answers), as a dry-run pays it: wall time and the building thread's CPU
+ * time per build, after warm-up builds. Usage: {@code ... io.gpupool.policy.perf.CandidateBuildBenchmark [builds]}
+ */
+public final class CandidateBuildBenchmark {
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
+    public static void main(String[] args) {
+        int builds = args.length > 0 ? Integer.parseInt(args[0]) : 10;
+        System.out.printf("load average at start: %.2f%n", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        for (int i = -3; i < builds; i++) {
+            Map<String, String> files = new TreeMap<>(PolicyFiles.staleAfterTwoMinutes());
+            String first = files.keySet().stream().filter(p -> p.endsWith(".drl")).findFirst().orElseThrow();
+            files.put(first, files.get(first) + "\n// build " + i + " " + System.nanoTime() + "\n");
+            long t = System.nanoTime();
+            long c = THREADS.getCurrentThreadCpuTime();
+            new PolicyCompiler().compile(RuleSet.draft(files).withVersion("candidate")).orThrow();
+            System.out.printf("build %d: %.0f ms wall, %.0f ms thread CPU%s%n", i, (System.nanoTime() - t) / 1e6,
+                    (THREADS.getCurrentThreadCpuTime() - c) / 1e6, i < 0 ? " (warm-up)" : "");
+        }
+    }
+}
