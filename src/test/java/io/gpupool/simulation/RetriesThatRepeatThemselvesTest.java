@@ -46,8 +46,8 @@ class RetriesThatRepeatThemselvesTest {
     @Test
     void aRequestWaitingOnQuotaIsNotPlannedAgainWhenOnlyHeartbeatsAndOtherTenantsLeasesChanged() {
         // vision holds its guarantee and all it may borrow for two hours; its third job waits on
-        // quota. Every sweep states the holders' heartbeats (a new model, but no GPU taken or given
-        // back: the waiting job's retries repeat themselves) until vision's GPUs come back.
+        // quota. speech's short jobs come and go in the same pool meanwhile (each a capacity change:
+        // planned again), and every sweep states heartbeats (no capacity change: a repeat).
         List<Job> jobs = new ArrayList<>();
         jobs.add(job("vision-a", "vision", 8, Duration.ZERO).runsFor(Duration.ofHours(2)).build());
         jobs.add(job("vision-b", "vision", 8, Duration.ofSeconds(10)).runsFor(Duration.ofHours(2)).build());
@@ -62,7 +62,7 @@ class RetriesThatRepeatThemselvesTest {
         assertThat(repeatsSkipped.decisions()).isEqualTo(everyRetry.decisions());
         JobFate waited = repeatsSkipped.fates().stream().filter(f -> f.id().equals("vision-waits")).findFirst()
                 .orElseThrow();
-        assertThat(waited.placedAt()).isAfterOrEqualTo(T0.plus(Duration.ofHours(2))); // once vision's GPUs came back
+        assertThat(waited.placedAt()).isEqualTo(T0.plus(Duration.ofHours(2))); // the moment vision-a gave back its GPUs
         assertThat(everyRetry.work().retriesRepeated()).isZero();
         assertThat(repeatsSkipped.work().retriesRepeated()).isPositive();
     }
