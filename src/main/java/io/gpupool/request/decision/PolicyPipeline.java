@@ -100,16 +100,6 @@ public final class PolicyPipeline {
         decider.roomFor(queued);
     }
 
-    /** Whether retries that would repeat their last quiet one are skipped (on unless turned off: equivalence tests). */
-    public void skipQuietRetries(boolean skip) {
-        decider.skipQuietRetries(skip);
-    }
-
-    /** Retries answered as repeats of their last quiet one (nothing they read changed), so far. */
-    public long retriesRepeated() {
-        return decider.retriesRepeated();
-    }
-
     /** Policy evaluations of this pipeline's decisions that failed or were stopped, so far. */
     public long failedEvaluations() {
         return decider.failedEvaluations();

@@ -47,11 +47,8 @@ import java.util.Set;
 public final class RequestDecider {
     /** Policy's answers by what it saw: a retry on a model where nothing it reads changed is not evaluated again. */
     private final EvaluationMemo evaluations;
-    /** Retries that wrote nothing and searched nothing, by what their plan read: not planned again while that stands. */
-    private final QuietRetries quietRetries = new QuietRetries();
     private final ActivePolicy active;
     private final RequestPlanner planner;
-    private final Allocators allocators;
     private final PolicyInputs inputs;
     private final Duration grace;
     private final Duration widenEvery;
@@ -74,7 +71,6 @@ public final class RequestDecider {
         this.inputs = inputs;
         this.active = active;
         this.planner = new RequestPlanner(allocators, candidateNodes);
-        this.allocators = allocators;
         this.grace = grace;
         this.widenEvery = widenEvery;
     }
@@ -97,17 +93,6 @@ public final class RequestDecider {
     /** Keeps room to remember the admissions of {@code queued} requests ({@link EvaluationMemo#roomFor}). */
     public void roomFor(int queued) {
         evaluations.roomFor(queued);
-        quietRetries.roomFor(queued);
-    }
-
-    /** Whether retries that would repeat their last quiet one are skipped ({@link QuietRetries}; on unless turned off). */
-    public void skipQuietRetries(boolean skip) {
-        quietRetries.enabled(skip);
-    }
-
-    /** Retries answered as repeats of their last quiet one, so far. */
-    public long retriesRepeated() {
-        return quietRetries.repeated();
     }
 
     /** Policy evaluations of this decider's decisions that failed or were stopped, so far. */
@@ -139,10 +124,6 @@ public final class RequestDecider {
         int level = priority == null ? 0 : priority.priority();
         CapacityView view = inputs.view(before);
         Set<String> reserved = c.reservations().reservedFor(request.with(request.state(), level, null, null, now), now);
-        if (!isNew && quietRetries.repeats(before, request, eval, reserved)) {
-            return new Outcome(request, null, Outcome.Kind.QUEUED, 0); // as queue() answers a retry that changed nothing
-        }
-        long searchesBefore = planner.searches();
         WideningGate gate = WideningGate.of(request, isNew, now, widenEvery, c.widenHeld());
         Attempt attempt = planner.attempt(before, view, request, eval, reserved, (pools, pool, devices) ->
                 evaluations.preempt(policy.policy(), inputs.facts(before), PolicyInputs.fact(request), pools, List.of(pool),
@@ -212,29 +193,7 @@ public final class RequestDecider {
             return queue(before, changes, request, isNew, why, level, version, now);
         }
         WhyPending why = ((Attempt.Pending) attempt).why().withWideSearchAt(gate.wideSearchAt());
-        Outcome queued = queue(before, changes, request, isNew, why, level, version, now);
-        if (!isNew && queued.request() == request && planner.searches() == searchesBefore && !c.placementOnly()
-                && !drawsAtRandom(before, eval, request)) {
-            quietRetries.quiet(before, request, eval, reserved, admittedPools(eval, request));
-        } else if (!isNew) {
-            quietRetries.forget(request);
-        }
-        return queued;
-    }
-
-    /** The pools policy admitted {@code request} to: the only ones its placement attempt plans or explains in. */
-    private static List<String> admittedPools(Evaluation eval, GpuRequest request) {
-        return eval.admissionOf(request.id()).map(a -> a.pools()).orElse(List.of());
-    }
-
-    /** Whether an admitted pool places with a strategy that draws at random: a plan skipped would skip draws. */
-    private boolean drawsAtRandom(PoolSnapshot before, Evaluation eval, GpuRequest request) {
-        for (String pool : admittedPools(eval, request)) {
-            if (allocators.forPool(before.pool(pool).orElse(null)).strategy().drawsAtRandom()) {
-                return true;
-            }
-        }
-        return false;
+        return queue(before, changes, request, isNew, why, level, version, now);
     }
 
     /**

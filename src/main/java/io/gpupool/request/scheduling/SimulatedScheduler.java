@@ -97,7 +97,6 @@ public final class SimulatedScheduler {
         this.reclaimRules = ReclaimRules.of(policy, engine.limits());
         this.pipeline = new PolicyPipeline(engine, ActivePolicy.holding(policy), settings.grace(),
                 settings.candidateNodes(), settings.widenEvery());
-        this.pipeline.skipQuietRetries(skipUnchanged);
         // In order, never one a lease of the start already has: equal victims are told apart by id,
         // so a replay named this way decides the same every time it runs.
         long[] next = {0};
@@ -118,7 +117,6 @@ public final class SimulatedScheduler {
         private long sweepsSkipped;
         private long admissions;
         private long admissionsRemembered;
-        private long retriesRepeated;
 
         public long passes() { return passes; }
         /** Admissions that needed a rule session (submissions and retries). */
@@ -126,8 +124,6 @@ public final class SimulatedScheduler {
         /** Admissions answered from memory ({@code EvaluationMemo}). */
         public long admissionsRemembered() { return admissionsRemembered; }
         public long passesSkipped() { return passesSkipped; }
-        /** Retries not planned again: nothing their last quiet retry read had changed. */
-        public long retriesRepeated() { return retriesRepeated; }
         public long sweeps() { return sweeps; }
         public long sweepsSkipped() { return sweepsSkipped; }
 
@@ -135,7 +131,7 @@ public final class SimulatedScheduler {
         public String toString() {
             return "passes " + passes + " run, " + passesSkipped + " skipped; sweeps " + sweeps + " run, "
                     + sweepsSkipped + " skipped; admissions " + admissions + " evaluated, " + admissionsRemembered
-                    + " from memory; retries " + retriesRepeated + " repeated unplanned";
+                    + " from memory";
         }
     }
 
@@ -143,7 +139,6 @@ public final class SimulatedScheduler {
         long[] admissions = pipeline.admissions();
         counts.admissions = admissions[0];
         counts.admissionsRemembered = admissions[1];
-        counts.retriesRepeated = pipeline.retriesRepeated();
         return counts;
     }
 
