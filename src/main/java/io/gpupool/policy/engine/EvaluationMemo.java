@@ -44,6 +44,9 @@ public final class EvaluationMemo {
     private long failures;
     private long admissionsEvaluated;
     private long admissionsRemembered;
+    private long searchesProvenEmpty;
+    /** Per compiled policy (the very instance), the rules that can name victims, read once. */
+    private final Map<CompiledPolicy, PreemptingRules> preemptingRules = new java.util.IdentityHashMap<>();
 
     public EvaluationMemo(PolicyEngine engine) {
         this.engine = engine;
@@ -81,7 +84,25 @@ public final class EvaluationMemo {
     /** As {@link PolicyEngine#preempt(CompiledPolicy, SnapshotFacts, RequestFact, Collection, Collection, Set)}. */
     public Evaluation preempt(CompiledPolicy policy, SnapshotFacts facts, RequestFact request, Collection<String> pools,
                               Collection<String> victimPools, Set<String> devices) {
-        return preemptions.evaluate(policy, facts.forPreemption(request, pools, victimPools, devices));
+        List<Object> asked = facts.forPreemption(request, pools, victimPools, devices);
+        if (engine.provesNoVictim() && preemptingRules(policy).nameNobody(asked)) {
+            searchesProvenEmpty++;
+            // what the rule session would have answered: no victim (the caller reads only the plan)
+            return new Evaluation(policy.version(), Scope.ADMISSION, List.of(), Map.of(), 0, true, List.of(), 0);
+        }
+        return preemptions.evaluate(policy, asked);
+    }
+
+    /** Victim searches whose evaluation was skipped, proven to name nobody ({@link PreemptingRules}). */
+    public long searchesProvenEmpty() {
+        return searchesProvenEmpty;
+    }
+
+    private PreemptingRules preemptingRules(CompiledPolicy policy) {
+        if (preemptingRules.size() > 8) {
+            preemptingRules.clear(); // policies come and go rarely; the active and a candidate or two
+        }
+        return preemptingRules.computeIfAbsent(policy, p -> PreemptingRules.of(p, engine.limits()));
     }
 
     /** The evaluations of one kind, by policy and facts. */

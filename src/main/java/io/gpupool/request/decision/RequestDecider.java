@@ -95,6 +95,11 @@ public final class RequestDecider {
         evaluations.roomFor(queued);
     }
 
+    /** Victim searches whose evaluation was skipped, proven to name nobody, so far. */
+    public long searchesProvenEmpty() {
+        return evaluations.searchesProvenEmpty();
+    }
+
     /** Policy evaluations of this decider's decisions that failed or were stopped, so far. */
     public long failedEvaluations() {
         return evaluations.failures();
