@@ -84,13 +84,23 @@ public final class EvaluationMemo {
     /** As {@link PolicyEngine#preempt(CompiledPolicy, SnapshotFacts, RequestFact, Collection, Collection, Set)}. */
     public Evaluation preempt(CompiledPolicy policy, SnapshotFacts facts, RequestFact request, Collection<String> pools,
                               Collection<String> victimPools, Set<String> devices) {
+        return preemptions.evaluate(policy, facts.forPreemption(request, pools, victimPools, devices));
+    }
+
+    /**
+     * The victims policy names for {@code request} among those leases, ranked (its evaluation's
+     * {@link Evaluation#preemptionPlan}): none, without a rule session, where {@link PreemptingRules}
+     * proves that no rule that can name a victim could fire on these facts.
+     */
+    public List<io.gpupool.policy.decision.PreemptionCandidate> victims(CompiledPolicy policy, SnapshotFacts facts,
+                                                                       RequestFact request, Collection<String> pools,
+                                                                       Collection<String> victimPools, Set<String> devices) {
         List<Object> asked = facts.forPreemption(request, pools, victimPools, devices);
         if (engine.provesNoVictim() && preemptingRules(policy).nameNobody(asked)) {
             searchesProvenEmpty++;
-            // what the rule session would have answered: no victim (the caller reads only the plan)
-            return new Evaluation(policy.version(), Scope.ADMISSION, List.of(), Map.of(), 0, true, List.of(), 0);
+            return List.of();
         }
-        return preemptions.evaluate(policy, asked);
+        return preemptions.evaluate(policy, asked).preemptionPlan(request.requestId());
     }
 
     /** Victim searches whose evaluation was skipped, proven to name nobody ({@link PreemptingRules}). */
