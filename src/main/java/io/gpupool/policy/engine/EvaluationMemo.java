@@ -44,6 +44,9 @@ public final class EvaluationMemo {
     private long failures;
     private long admissionsEvaluated;
     private long admissionsRemembered;
+    private long searchesProvenEmpty;
+    /** Per compiled policy (the very instance), the rules that can name victims, read once. */
+    private final Map<CompiledPolicy, PreemptingRules> preemptingRules = new java.util.IdentityHashMap<>();
 
     public EvaluationMemo(PolicyEngine engine) {
         this.engine = engine;
@@ -82,6 +85,34 @@ public final class EvaluationMemo {
     public Evaluation preempt(CompiledPolicy policy, SnapshotFacts facts, RequestFact request, Collection<String> pools,
                               Collection<String> victimPools, Set<String> devices) {
         return preemptions.evaluate(policy, facts.forPreemption(request, pools, victimPools, devices));
+    }
+
+    /**
+     * The victims policy names for {@code request} among those leases, ranked (its evaluation's
+     * {@link Evaluation#preemptionPlan}): none, without a rule session, where {@link PreemptingRules}
+     * proves that no rule that can name a victim could fire on these facts.
+     */
+    public List<io.gpupool.policy.decision.PreemptionCandidate> victims(CompiledPolicy policy, SnapshotFacts facts,
+                                                                       RequestFact request, Collection<String> pools,
+                                                                       Collection<String> victimPools, Set<String> devices) {
+        List<Object> asked = facts.forPreemption(request, pools, victimPools, devices);
+        if (engine.provesNoVictim() && preemptingRules(policy).nameNobody(asked)) {
+            searchesProvenEmpty++;
+            return List.of();
+        }
+        return preemptions.evaluate(policy, asked).preemptionPlan(request.requestId());
+    }
+
+    /** Victim searches whose evaluation was skipped, proven to name nobody ({@link PreemptingRules}). */
+    public long searchesProvenEmpty() {
+        return searchesProvenEmpty;
+    }
+
+    private PreemptingRules preemptingRules(CompiledPolicy policy) {
+        if (preemptingRules.size() > 8) {
+            preemptingRules.clear(); // policies come and go rarely; the active and a candidate or two
+        }
+        return preemptingRules.computeIfAbsent(policy, p -> PreemptingRules.of(p, engine.limits()));
     }
 
     /** The evaluations of one kind, by policy and facts. */

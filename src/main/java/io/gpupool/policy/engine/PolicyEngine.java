@@ -24,6 +24,7 @@ import java.util.Set;
 public final class PolicyEngine {
     private final EvaluationLimits limits;
     private final boolean remembersByReads;
+    private final boolean provesNoVictim;
 
     public PolicyEngine() {
         this(EvaluationLimits.DEFAULT);
@@ -44,12 +45,26 @@ public final class PolicyEngine {
      *                         (true), or only on equal facts (false: the equivalence tests compare both)
      */
     public PolicyEngine(EvaluationLimits limits, boolean remembersByReads) {
+        this(limits, remembersByReads, true);
+    }
+
+    /**
+     * @param provesNoVictim whether an {@link EvaluationMemo} over this engine skips a victim search's
+     *                       evaluation that {@link PreemptingRules} proves names nobody (true), or
+     *                       evaluates every one (false: the equivalence tests compare both)
+     */
+    public PolicyEngine(EvaluationLimits limits, boolean remembersByReads, boolean provesNoVictim) {
         this.limits = limits;
         this.remembersByReads = remembersByReads;
+        this.provesNoVictim = provesNoVictim;
     }
 
     boolean remembersByReads() {
         return remembersByReads;
+    }
+
+    boolean provesNoVictim() {
+        return provesNoVictim;
     }
 
     /** Per-request admission: the request, its tenant lineage and usage, and the pool summaries. */

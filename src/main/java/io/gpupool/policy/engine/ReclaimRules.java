@@ -129,7 +129,7 @@ public final class ReclaimRules {
                 if (impl.isQuery()) {
                     continue; // a query has no consequence: it decides nothing
                 }
-                Consequence consequence = consequence(impl, policy.generatedClasses(), classes);
+                Consequence consequence = consequence(impl, policy.generatedClasses(), classes, "reclaim");
                 if (consequence.mayInsert()) {
                     provable = false; // a fact the sweep did not insert may appear: the input facts prove nothing
                 }
@@ -277,18 +277,20 @@ public final class ReclaimRules {
         return List.copyOf(provers);
     }
 
-    /** What a rule's consequence can do, as far as its code shows. */
-    private record Consequence(boolean mayReclaim, boolean mayInsert) {
+    /** What a rule's consequence can do, as far as its code shows: call the decision method asked about, insert facts. */
+    record Consequence(boolean mayReclaim, boolean mayInsert) {
         static final Consequence UNKNOWN = new Consequence(true, true);
     }
 
     /**
      * Reads the consequence's code: the executable model's consequence is a generated class whose
      * methods, and the methods of the rule set's generated classes ({@code generated}: the build's
-     * classes the sandbox verified) they call or refer to by lambda, are searched for a call to
-     * {@link Decisions#reclaim}. A consequence given the {@code drools} handle may insert.
+     * classes the sandbox verified) they call or refer to by lambda, are searched for a call to the
+     * {@link Decisions} method named {@code decision} ({@code reclaim}, or {@code preempt} for
+     * {@link PreemptingRules}). A consequence given the {@code drools} handle may insert.
      */
-    private static Consequence consequence(RuleImpl rule, Set<String> generated, Map<String, ClassNode> classes) {
+    static Consequence consequence(RuleImpl rule, Set<String> generated, Map<String, ClassNode> classes,
+                                   String decision) {
         try {
             Object lambdaConsequence = rule.getConsequence();
             Field field = lambdaConsequence.getClass().getDeclaredField("consequence");
@@ -322,7 +324,7 @@ public final class ReclaimRules {
                     return new Consequence(true, model.isUsingDrools()); // inherited or unknown: cannot tell
                 }
                 for (String call : calls) {
-                    if (call.startsWith(DECISIONS + ".reclaim(")) {
+                    if (call.startsWith(DECISIONS + "." + decision + "(")) {
                         return new Consequence(true, model.isUsingDrools());
                     }
                     String callOwner = call.substring(0, call.indexOf('.'));
@@ -343,7 +345,7 @@ public final class ReclaimRules {
     }
 
     /** One class's methods (name + descriptor) and the methods each calls or refers to. */
-    private record ClassNode(Map<String, Set<String>> methods) {
+    record ClassNode(Map<String, Set<String>> methods) {
         private static final ClassNode MISSING = new ClassNode(Map.of());
 
         /** The class as the rule set's class loader holds it; null when it has no bytes for it. */

@@ -100,6 +100,11 @@ public final class PolicyPipeline {
         decider.roomFor(queued);
     }
 
+    /** Victim searches whose evaluation was skipped, proven to name nobody ({@code PreemptingRules}), so far. */
+    public long searchesProvenEmpty() {
+        return decider.searchesProvenEmpty();
+    }
+
     /** Policy evaluations of this pipeline's decisions that failed or were stopped, so far. */
     public long failedEvaluations() {
         return decider.failedEvaluations();

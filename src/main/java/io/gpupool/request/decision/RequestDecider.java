@@ -95,6 +95,11 @@ public final class RequestDecider {
         evaluations.roomFor(queued);
     }
 
+    /** Victim searches whose evaluation was skipped, proven to name nobody, so far. */
+    public long searchesProvenEmpty() {
+        return evaluations.searchesProvenEmpty();
+    }
+
     /** Policy evaluations of this decider's decisions that failed or were stopped, so far. */
     public long failedEvaluations() {
         return evaluations.failures();
@@ -126,8 +131,8 @@ public final class RequestDecider {
         Set<String> reserved = c.reservations().reservedFor(request.with(request.state(), level, null, null, now), now);
         WideningGate gate = WideningGate.of(request, isNew, now, widenEvery, c.widenHeld());
         Attempt attempt = planner.attempt(before, view, request, eval, reserved, (pools, pool, devices) ->
-                evaluations.preempt(policy.policy(), inputs.facts(before), PolicyInputs.fact(request), pools, List.of(pool),
-                        devices).preemptionPlan(request.id()), gate, !c.placementOnly());
+                evaluations.victims(policy.policy(), inputs.facts(before), PolicyInputs.fact(request), pools, List.of(pool),
+                        devices), gate, !c.placementOnly());
         List<ApprovalRequirement> approvals = eval.approvalsOf(request.id());
         if (isNew && !approvals.isEmpty() && (!(attempt instanceof Attempt.Rejected r)
                 || RequestPlanner.POOL_NOT_ADMITTED.equals(r.reasonCode()))) {

@@ -117,6 +117,7 @@ public final class SimulatedScheduler {
         private long sweepsSkipped;
         private long admissions;
         private long admissionsRemembered;
+        private long searchesProvenEmpty;
 
         public long passes() { return passes; }
         /** Admissions that needed a rule session (submissions and retries). */
@@ -124,6 +125,8 @@ public final class SimulatedScheduler {
         /** Admissions answered from memory ({@code EvaluationMemo}). */
         public long admissionsRemembered() { return admissionsRemembered; }
         public long passesSkipped() { return passesSkipped; }
+        /** Victim searches not evaluated: proven to name nobody. */
+        public long searchesProvenEmpty() { return searchesProvenEmpty; }
         public long sweeps() { return sweeps; }
         public long sweepsSkipped() { return sweepsSkipped; }
 
@@ -131,7 +134,7 @@ public final class SimulatedScheduler {
         public String toString() {
             return "passes " + passes + " run, " + passesSkipped + " skipped; sweeps " + sweeps + " run, "
                     + sweepsSkipped + " skipped; admissions " + admissions + " evaluated, " + admissionsRemembered
-                    + " from memory";
+                    + " from memory; victim searches " + searchesProvenEmpty + " proven empty";
         }
     }
 
@@ -139,6 +142,7 @@ public final class SimulatedScheduler {
         long[] admissions = pipeline.admissions();
         counts.admissions = admissions[0];
         counts.admissionsRemembered = admissions[1];
+        counts.searchesProvenEmpty = pipeline.searchesProvenEmpty();
         return counts;
     }
 
