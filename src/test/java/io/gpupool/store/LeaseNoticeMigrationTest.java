@@ -1,13 +1,10 @@
 package io.gpupool.store;
 
 import io.gpupool.testing.DatabaseTest;
-import io.gpupool.testing.TestDatabase;
-import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -24,20 +21,17 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @DatabaseTest
 class LeaseNoticeMigrationTest {
-    private static final String SCHEMA = "v6_migration";
+    private static final MigrationSchema SCHEMA = new MigrationSchema("v6_migration", "v6-migration");
 
     @AfterEach
     void dropSchema() throws SQLException {
-        try (Connection c = connect(); Statement s = c.createStatement()) {
-            s.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
-        }
+        SCHEMA.drop();
     }
 
     @Test
     void leasesUnderNoticeAtTheUpgradeTakeTheirNoticeFromTheirLastNoticeEntry() throws SQLException {
-        flyway("5").migrate();
-        try (Connection c = connect(); Statement s = c.createStatement()) {
-            s.execute(useSchema());
+        SCHEMA.flyway("5").migrate();
+        try (Connection c = SCHEMA.connect(); Statement s = c.createStatement()) {
             s.execute("INSERT INTO tenant (id, name) VALUES ('t', 't')");
             s.execute("INSERT INTO pool (id, name, tier, placement_strategy, sharing_allowed) VALUES ('p', 'p', 'TRAINING', 'default', TRUE)");
             for (String[] lease : new String[][]{{"preempted", "own-1", "PREEMPTING"}, {"reclaimed", "own-2", "PREEMPTING"},
@@ -53,11 +47,10 @@ class LeaseNoticeMigrationTest {
             notice(s, "reclaimed", "own-2", "[\"Idle borrowed lease is reclaimed\"]", "v2", "IDLE");
         }
 
-        flyway(null).migrate();
+        SCHEMA.flyway(null).migrate();
 
         Map<String, String[]> notices = new HashMap<>();
-        try (Connection c = connect(); Statement s = c.createStatement()) {
-            s.execute(useSchema());
+        try (Connection c = SCHEMA.connect(); Statement s = c.createStatement()) {
             try (ResultSet rs = s.executeQuery(
                     "SELECT id, notice_for, notice_rules, notice_policy_version, notice_reason FROM lease")) {
                 while (rs.next()) {
@@ -78,32 +71,5 @@ class LeaseNoticeMigrationTest {
         s.execute("INSERT INTO decision_log (at, action, request_id, lease_id, tenant_id, rule_names, policy_version,"
                 + " reason_code, message) VALUES (CURRENT_TIMESTAMP, 'NOTICE', '" + request + "', '" + lease + "', 't', '"
                 + rules + "', '" + version + "', '" + reason + "', 'notice')");
-    }
-
-    private static Flyway flyway(String target) {
-        var config = Flyway.configure().dataSource(url(), user(), "").schemas(SCHEMA)
-                .locations("classpath:db/migration");
-        if (target != null) {
-            config.target(target);
-        }
-        return config.load();
-    }
-
-    private static String useSchema() {
-        return TestDatabase.isPostgres() ? "SET search_path TO " + SCHEMA : "SET SCHEMA " + SCHEMA;
-    }
-
-    private static Connection connect() throws SQLException {
-        return DriverManager.getConnection(url(), user(), "");
-    }
-
-    /** The pass's database: PostgreSQL's test database, or an in-memory H2 kept for the test's connections. */
-    private static String url() {
-        return TestDatabase.isPostgres() ? System.getProperty("datasources.default.url")
-                : "jdbc:h2:mem:v6-migration;DB_CLOSE_DELAY=-1;MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH";
-    }
-
-    private static String user() {
-        return TestDatabase.isPostgres() ? System.getProperty("datasources.default.username", "postgres") : "sa";
     }
 }

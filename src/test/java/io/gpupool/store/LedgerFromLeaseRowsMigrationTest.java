@@ -1,13 +1,10 @@
 package io.gpupool.store;
 
 import io.gpupool.testing.DatabaseTest;
-import io.gpupool.testing.TestDatabase;
-import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -27,24 +24,21 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @DatabaseTest
 class LedgerFromLeaseRowsMigrationTest {
-    private static final String SCHEMA = "v19_migration";
+    private static final MigrationSchema SCHEMA = new MigrationSchema("v19_migration", "v19-migration");
     private static final long T0 = 1_800_000_000_000L; // 2027-01-15T08:00:00Z
     private static final long MINUTE = 60_000;
 
     @AfterEach
     void dropSchema() throws SQLException {
-        try (Connection c = connect(); Statement s = c.createStatement()) {
-            s.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
-        }
+        SCHEMA.drop();
     }
 
     @Test
     void theLedgerReadsTheSameAfterTheUpgradeAndWhatWasNotRolledUpStaysPending() throws SQLException {
-        flyway("18").migrate();
+        SCHEMA.flyway("18").migrate();
         List<String> before;
         List<String> tailBefore;
-        try (Connection c = connect(); Statement s = c.createStatement()) {
-            s.execute(useSchema());
+        try (Connection c = SCHEMA.connect(); Statement s = c.createStatement()) {
             inventory(s);
             // Rolled up up to here: the cursor is set after these entries.
             lease(s, "held-rolled", "ACTIVE", 0, null);
@@ -73,10 +67,9 @@ class LedgerFromLeaseRowsMigrationTest {
                     + LedgerSource.ENTRY_CURSOR);
         }
 
-        flyway(null).migrate();
+        SCHEMA.flyway(null).migrate();
 
-        try (Connection c = connect(); Statement s = c.createStatement()) {
-            s.execute(useSchema());
+        try (Connection c = SCHEMA.connect(); Statement s = c.createStatement()) {
             assertThat(count(s, "SELECT COUNT(*) FROM ledger_entry WHERE subject = 'LEASE'")).as("no lease entry stored").isZero();
             assertThat(count(s, "SELECT COUNT(*) FROM ledger_entry WHERE subject = 'DEVICE'")).isEqualTo(2);
             Map<String, String> seqs = new HashMap<>();
@@ -178,31 +171,5 @@ class LedgerFromLeaseRowsMigrationTest {
             rs.next();
             return rs.getLong(1);
         }
-    }
-
-    private static Flyway flyway(String target) {
-        var config = Flyway.configure().dataSource(url(), user(), "").schemas(SCHEMA).locations("classpath:db/migration");
-        if (target != null) {
-            config.target(target);
-        }
-        return config.load();
-    }
-
-    private static String useSchema() {
-        return TestDatabase.isPostgres() ? "SET search_path TO " + SCHEMA : "SET SCHEMA " + SCHEMA;
-    }
-
-    private static Connection connect() throws SQLException {
-        return DriverManager.getConnection(url(), user(), "");
-    }
-
-    /** The pass's database: PostgreSQL's test database, or an in-memory H2 kept for the test's connections. */
-    private static String url() {
-        return TestDatabase.isPostgres() ? System.getProperty("datasources.default.url")
-                : "jdbc:h2:mem:v19-migration;DB_CLOSE_DELAY=-1;MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH";
-    }
-
-    private static String user() {
-        return TestDatabase.isPostgres() ? System.getProperty("datasources.default.username", "postgres") : "sa";
     }
 }

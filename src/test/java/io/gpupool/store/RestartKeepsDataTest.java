@@ -64,12 +64,16 @@ class RestartKeepsDataTest {
         Instant now = Instant.now();
         String lease;
         try (ApplicationContext ctx = ApplicationContext.run(TestDatabase.restartable(dir, true), "test")) {
+            // granted before the samples it reports: a heartbeat from before its lease was granted is refused
+            io.gpupool.testing.TestClock clock = ctx.getBean(io.gpupool.testing.TestClock.class);
+            clock.freezeAt(now.minus(Duration.ofMinutes(160)));
             Outcome placed = ctx.getBean(AllocationService.class).submit(new NewRequest("vision", WorkloadKind.DEV, 1, null,
                     null, null, null, null, null, null, null, null, null, null, null), null, admin);
             lease = placed.lease().id();
             String device = placed.lease().shares().get(0).deviceId();
             LeaseService leases = ctx.getBean(LeaseService.class);
             for (int minutesAgo : new int[]{150, 120, 90}) {
+                clock.freezeAt(now.minus(Duration.ofMinutes(minutesAgo)));
                 leases.heartbeat(lease, new UsageReport(now.minus(Duration.ofMinutes(minutesAgo)),
                         List.of(new UsageReport.GpuUsage(device, minutesAgo == 150 ? 80.0 : 2.0, 1024L))), admin);
             }
