@@ -201,10 +201,7 @@ public final class Changes {
         Lease previous = rows.lease(lease.id()).orElseGet(() -> before.leases().get(lease.id()));
         rows.add(Kind.LEASE_UPDATE, lease, true);
         if (previous != null && previous.state().holdsDevices() && !lease.state().holdsDevices()) {
-            if (lease.endedAt() == null) {
-                throw new IllegalArgumentException("Lease " + lease.id() + " ended without an end time: the ledger "
-                        + "cannot close its GPU time (use LeaseTransitions.end with the time)");
-            }
+            LedgerEntries.requireEnd(lease);
             rows.add(Kind.LEASE_CLOSED, new RowBuffer.LeaseClosed(lease.id()), false);
         }
         next.lease(lease);

@@ -29,11 +29,16 @@ public final class LedgerEntries {
 
     /** The entries of {@code ended} (a lease that stopped holding GPUs at its {@code endedAt}) ending. */
     public static List<LedgerEntryRow> closed(Lease ended, Function<String, String> modelOf) {
+        requireEnd(ended);
+        return shares(ended, ended.endedAt(), -1, ended.state().name(), modelOf);
+    }
+
+    /** Refuses a lease that stopped holding GPUs without an end time: its GPU time could not be closed. */
+    static void requireEnd(Lease ended) {
         if (ended.endedAt() == null) {
             throw new IllegalArgumentException("Lease " + ended.id() + " ended without an end time: the ledger "
                     + "cannot close its GPU time (use LeaseTransitions.end with the time)");
         }
-        return shares(ended, ended.endedAt(), -1, ended.state().name(), modelOf);
     }
 
     private static List<LedgerEntryRow> shares(Lease l, Instant at, int sign, String state,

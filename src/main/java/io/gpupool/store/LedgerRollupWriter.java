@@ -75,7 +75,7 @@ public class LedgerRollupWriter {
     public long advance(int batch) {
         return fenced(c -> {
             long[] cursor = cursors(c);
-            long entryTo = upper(c, "SELECT id FROM ledger_entry WHERE id > ?", "id", cursor[0], batch);
+            long entryTo = lastStoredEntry(c, cursor[0], batch);
             Long highest = single(c, new Sql().add("SELECT MAX(ledger_seq) FROM lease"));
             long leaseMax = highest == null ? cursor[1] : Math.max(highest, cursor[1]);
             long leaseTo = Math.min(leaseMax, cursor[1] + batch); // at most batch commits' lease entries
@@ -94,11 +94,12 @@ public class LedgerRollupWriter {
         });
     }
 
-    /** How far a step from {@code cursor} goes: the {@code batch}-th value of {@code column} after it, else the last. */
-    private static long upper(Connection c, String after, String column, long cursor, int batch) {
-        Long upper = single(c, new Sql().add(after + " ORDER BY " + column + " LIMIT 1 OFFSET ?", cursor, batch - 1));
+    /** How far a step over stored entries from {@code cursor} goes: the {@code batch}-th id after it, else the last. */
+    private static long lastStoredEntry(Connection c, long cursor, int batch) {
+        Long upper = single(c, new Sql().add("SELECT id FROM ledger_entry WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?",
+                cursor, batch - 1));
         if (upper == null) {
-            upper = single(c, new Sql().add(after.replace("SELECT " + column, "SELECT MAX(" + column + ")"), cursor));
+            upper = single(c, new Sql().add("SELECT MAX(id) FROM ledger_entry WHERE id > ?", cursor));
         }
         return upper == null ? cursor : upper;
     }
