@@ -143,4 +143,15 @@ class PreemptionFactsTest {
         assertThat(leaseIds(tracker.of(next).forPreemption(REQUEST, List.of("train"), List.of("train"), Set.of("t1-2"))))
                 .containsExactly("b");
     }
+
+    @Test
+    void factsWhoseLeasesWereAllDerivedAlreadyNameTheSameCandidates() {
+        SnapshotFacts facts = fresh(fleet());
+        assertThat(facts.leases()).hasSize(5); // derived once for the whole fleet: the preemption reads filter them
+
+        assertThat(leaseIds(facts.forPreemption(REQUEST, List.of("train"), List.of("train"), Set.of("t1-1", "t1-3"))))
+                .containsExactlyInAnyOrder("b", "g1", "g2");
+        assertThat(leaseIds(facts.forPreemption(REQUEST, List.of("train"), List.of("infer"), null))).containsExactly("c");
+        assertThat(leaseIds(facts.forPreemption(REQUEST, List.of("train"), List.of("train"), Set.of("i1-0")))).isEmpty();
+    }
 }
