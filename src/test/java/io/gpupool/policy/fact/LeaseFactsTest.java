@@ -203,4 +203,24 @@ class LeaseFactsTest {
         assertThat(fact(lease("l", "acme-vision", NOW, null, "a-1-gpu0")).orgId()).isEqualTo("acme");
         assertThat(fact(lease("l", "stranger", NOW, null, "a-1-gpu0")).orgId()).isEqualTo("stranger");
     }
+
+    @Test
+    void factsMovedToAnotherInstantEqualFactsDerivedAfreshThere() {
+        sample("l", 5, 0.02, UsageSample.Source.DEVICE);
+        sample("l", 20, 0.6, UsageSample.Source.HEARTBEAT);
+        PoolSnapshot earlier = fleet().takenAt(NOW.minus(Duration.ofMinutes(30)))
+                .lease(lease("l", "acme-vision", NOW.minusSeconds(90), NOW.plusSeconds(600), "a-1-gpu0", "b-1-gpu0")).build();
+
+        SnapshotFacts moved = new FactsTracker().of(earlier).at(NOW, samples, UsageWindow.DEFAULT);
+        SnapshotFacts fresh = SnapshotFacts.of(earlier, NOW, samples, UsageWindow.DEFAULT);
+
+        assertThat(moved.now()).isEqualTo(NOW);
+        assertThat(moved.leases()).usingRecursiveFieldByFieldElementComparator().isEqualTo(fresh.leases());
+        assertThat(moved.leases().get(0).runtimeSeconds()).isEqualTo(2 * 3600);
+        assertThat(moved.leases().get(0).utilisation()).isCloseTo(0.02, within(1e-9));
+        assertThat(moved.devices()).isEqualTo(fresh.devices());
+        assertThat(moved.usage()).isEqualTo(fresh.usage());
+        assertThat(moved.pools()).isEqualTo(fresh.pools());
+        assertThat(moved.samples()).containsExactlyInAnyOrderElementsOf(samples);
+    }
 }
