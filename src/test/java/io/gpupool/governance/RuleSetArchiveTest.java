@@ -61,6 +61,12 @@ class RuleSetArchiveTest {
     }
 
     @Test
+    void entriesStoredWithALeadingSlashAreReadRelativeToTheSet() throws IOException {
+        assertThat(read(files("/tiering/tiers.drl", RULE, "/policy.yaml", "extends: default")))
+                .containsOnlyKeys("tiering/tiers.drl", "policy.yaml");
+    }
+
+    @Test
     void aSetOfScenarioTestsAloneKeepsItsTestsFolder() throws IOException {
         assertThat(read(files("tests/a.yaml", "given: {}", "tests/b.yml", "given: {}")))
                 .containsOnlyKeys("tests/a.yaml", "tests/b.yml");
