@@ -95,10 +95,11 @@ class AdmissionAndSweepFactsTest {
     void aSweepSeesEveryFactOnceAndTheAncestorGuaranteesOfEachRequestingTenantOnce() {
         RequestFact first = RequestFact.whole("r1", "vision-3d", "TRAINING", 1);
         RequestFact second = RequestFact.whole("r2", "vision-3d", "TRAINING", 1);
-        RequestFact stranger = RequestFact.whole("r3", "stranger", "TRAINING", 1);
+        RequestFact third = RequestFact.whole("r3", "vision-3d", "TRAINING", 1);
+        RequestFact stranger = RequestFact.whole("r4", "stranger", "TRAINING", 1);
         SnapshotFacts snapshotFacts = facts();
 
-        List<Object> facts = snapshotFacts.forSweep(List.of(first, second, stranger));
+        List<Object> facts = snapshotFacts.forSweep(List.of(first, second, third, stranger));
 
         assertThat(of(facts, DeviceFact.class)).hasSize(2);
         assertThat(of(facts, LeaseFact.class)).extracting(LeaseFact::leaseId).containsExactly("l");
@@ -106,7 +107,7 @@ class AdmissionAndSweepFactsTest {
         assertThat(of(facts, TenantFact.class)).hasSize(4);
         assertThat(of(facts, TenantUsageFact.class)).containsExactlyInAnyOrderElementsOf(snapshotFacts.usage());
         assertThat(of(facts, AncestorGuaranteeFact.class)).hasSize(4).allMatch(g -> g.tenantId().equals("vision-3d"));
-        assertThat(of(facts, RequestFact.class)).containsExactly(first, second, stranger);
+        assertThat(of(facts, RequestFact.class)).containsExactly(first, second, third, stranger);
     }
 
     @Test
