@@ -150,6 +150,27 @@ class LeaseFactsTest {
     }
 
     @Test
+    void aLeaseMeasuredAtExactlyNothingIsSampledAndFullyIdle() {
+        sample("l", 0, 0.0, UsageSample.Source.DEVICE);
+        sample("l", 10, 0.0, UsageSample.Source.DEVICE);
+
+        LeaseFact idle = fact(lease("l", "acme", NOW, null, "a-1-gpu0"));
+
+        assertThat(idle.sampled()).isTrue();
+        assertThat(idle.utilisation()).isZero();
+        assertThat(idle.idleSeconds()).isEqualTo(10 * 60);
+    }
+
+    @Test
+    void aLeaseFactNamesItsWorkloadKindAndCountsItsCardsInMilli() {
+        LeaseFact twoCards = fact(lease("l", "acme", NOW, null, "a-1-gpu0", "b-1-gpu0"));
+
+        assertThat(twoCards.kind()).isEqualTo("TRAINING");
+        assertThat(twoCards.gpuMilli()).isEqualTo(2000);
+        assertThat(twoCards.state()).isEqualTo("ACTIVE");
+    }
+
+    @Test
     void samplesOlderThanTheUsageWindowDoNotCountInTheMeanButStillInTheIdleTime() {
         sample("l", 90, 0.01, UsageSample.Source.DEVICE); // outside the one-hour window
 

@@ -18,7 +18,7 @@ class RequestFactTest {
     @CsvSource({
             "'one whole GPU', 1, 1000, 1, true",
             "'a thousandth of a GPU', 1, 1, 1, true",
-            "'no GPU', 0, 1000, 1, false",
+            "'no GPU', 0, 1000, 0, false",
             "'no milli per GPU', 2, 0, 1, false",
             "'more than a whole card per GPU', 1, 1001, 1, false",
             "'a gang as large as the request', 4, 1000, 4, true",
