@@ -95,6 +95,11 @@ public final class RuleBudget {
                 spend(new Exceeded(Resource.MEMORY, "allocated " + allocated / (1024 * 1024) + " MiB, more than "
                         + limits.maxAllocatedBytes() / (1024 * 1024) + " MiB"));
             }
+            // Only the innermost scope is current, so it checks the ones it runs inside: an outer
+            // evaluation's limits stay in force while an inner one runs (RuleBudgetTest).
+            if (outer != null) {
+                outer.check();
+            }
         }
 
         void spend(Exceeded reason) {
