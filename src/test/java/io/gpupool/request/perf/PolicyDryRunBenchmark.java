@@ -68,8 +68,14 @@ public final class PolicyDryRunBenchmark {
                     live.leases().size(), live.queued().size(), ctx.getBean(UsageRecorder.class).all().size());
 
             PipelineDryRun pipeline = ctx.getBean(PipelineDryRun.class);
-            phase("one side's pipeline");
+            // -Dbenchmark.whole-only=true: only the whole dry-runs (the same candidate again, then candidates never seen)
+            boolean parts = !Boolean.getBoolean("benchmark.whole-only");
             var active = ctx.getBean(ActivePolicy.class).current().policy();
+            var candidateSet = io.gpupool.policy.ruleset.RuleSet.draft(PolicyFiles.staleAfterTwoMinutes()).withVersion("candidate");
+            var validator = ctx.getBean(io.gpupool.policy.check.PolicyValidator.class);
+            var fleetCheck = ctx.getBean(io.gpupool.governance.LiveFleetCheck.class);
+            if (parts) {
+            phase("one side's pipeline");
             double[] side = new double[runs];
             double[] sideCpu = new double[runs];
             PipelineRun run = null;
@@ -86,9 +92,6 @@ public final class PolicyDryRunBenchmark {
             System.out.printf("one side's pipeline (active policy): %s; process CPU %s; totals %s%n", stats(side),
                     stats(sideCpu), run.totals());
 
-            var candidateSet = io.gpupool.policy.ruleset.RuleSet.draft(PolicyFiles.staleAfterTwoMinutes()).withVersion("candidate");
-            var validator = ctx.getBean(io.gpupool.policy.check.PolicyValidator.class);
-            var fleetCheck = ctx.getBean(io.gpupool.governance.LiveFleetCheck.class);
             phase("parts");
             double[] validate = new double[runs];
             double[] coherence = new double[runs];
@@ -123,6 +126,7 @@ public final class PolicyDryRunBenchmark {
             System.out.printf("parts: candidate validation %s; live-fleet check (first of its content on the snapshot) %s, process CPU %s;"
                             + " both pipelines in parallel and their diff %s, process CPU %s%n",
                     stats(validate), stats(coherence), stats(coherenceCpu), stats(both), stats(bothCpu));
+            }
 
             PolicyDryRunService service = ctx.getBean(PolicyDryRunService.class);
             DryRunRequest request = new DryRunRequest(null, PolicyFiles.staleAfterTwoMinutes(), null, null);
