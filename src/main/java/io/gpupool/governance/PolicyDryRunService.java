@@ -45,9 +45,10 @@ import java.util.concurrent.CompletionException;
  * ({@link PipelineDryRun}: grace periods, reclamation sweep with the live usage samples, the queue
  * pass with backfill, placement and preemption, then the what-if requests), on the live model or a
  * scenario, and compares where each ends; compares their decisions aspect by aspect on the same
- * sweep ({@link DryRun}); checks the candidate on the live fleet ({@link LiveFleetCheck}), giving
- * that check only a little time from its start (it is a verdict activation enforces, not part of the
- * diff, and at scale it outlasts the diff; issue 16 item 4). The active side runs beside the
+ * sweep ({@link DryRun}); checks the candidate on the live fleet ({@link LiveFleetCheck}), started
+ * once the answer's own work is done and given only a little time from when it could have started
+ * (it is a verdict activation enforces, not part of the diff, and at scale it outlasts the diff;
+ * issue 16 item 4). The active side runs beside the
  * candidate's validation, and a side already run on the same live input is given again
  * ({@link PipelineDryRun#recallOrRun}). Changes nothing of the pool; each dry-run that answers is
  * appended to the {@link DryRunLog}.
