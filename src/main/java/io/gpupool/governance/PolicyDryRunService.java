@@ -45,9 +45,10 @@ import java.util.concurrent.CompletionException;
  * ({@link PipelineDryRun}: grace periods, reclamation sweep with the live usage samples, the queue
  * pass with backfill, placement and preemption, then the what-if requests), on the live model or a
  * scenario, and compares where each ends; compares their decisions aspect by aspect on the same
- * sweep ({@link DryRun}); checks the candidate on the live fleet ({@link LiveFleetCheck}), giving
- * that check only a little time from its start (it is a verdict activation enforces, not part of the
- * diff, and at scale it outlasts the diff; issue 16 item 4). The active side runs beside the
+ * sweep ({@link DryRun}); checks the candidate on the live fleet ({@link LiveFleetCheck}), started
+ * once the answer's own work is done and given only a little time from when it could have started
+ * (it is a verdict activation enforces, not part of the diff, and at scale it outlasts the diff;
+ * issue 16 item 4). The active side runs beside the
  * candidate's validation, and a side already run on the same live input is given again
  * ({@link PipelineDryRun#recallOrRun}). Changes nothing of the pool; each dry-run that answers is
  * appended to the {@link DryRunLog}.
@@ -121,24 +122,38 @@ public class PolicyDryRunService {
             // Its evaluation was stopped on the test fixtures; on the live queue it would only be stopped again, once per request.
             throw ProblemException.unprocessable("The candidate cannot be evaluated within its budget", stopped);
         }
-        // The candidate on the live fleet, whatever the dry-run's input: started once validation passed and
-        // the active side is done, so it takes the core that side leaves (beside both sides it would slow
-        // them), and waited for only a little once the pipelines are done: at scale it takes longer than they do.
-        FleetCheckStart check = new FleetCheckStart();
-        activeSide.whenComplete((run, failure) -> check.start(() -> fleetCheck.start(candidate, report)));
-
-        PipelineRun activeRun;
-        PipelineRun candidateResult;
-        if (hash.equals(RuleSetHash.sha256(activePolicy.ruleSet()))) {
-            // The active rules themselves: one run is both sides (the same rules on the same input decide alike).
-            activeRun = join(activeSide);
-            candidateResult = new PipelineRun(compiled.version(), activeRun.from(), activeRun.until(), activeRun.requests(),
-                    activeRun.leases(), activeRun.totals(), activeRun.sweep());
-        } else {
-            candidateResult = pipeline.recallOrRun(compiled, input, whatIf);
-            java.lang.ref.Reference.reachabilityFence(prepared);
-            activeRun = join(activeSide);
+        // The candidate on the live fleet, whatever the dry-run's input. It may start once validation passed
+        // and the active side is done, and the answer gives it fleetCheckWait from then (its findings are in the
+        // answer when done by then). It is started only once the answer's own work is done: beside the
+        // candidate's side and the diff it would take the core the JIT compiler and the collector use while that
+        // side runs (at scale it runs to its 10 s budget, long after the answer, which then says it is pending).
+        FleetCheckStart check = new FleetCheckStart(activeSide);
+        try {
+            PipelineRun activeRun;
+            PipelineRun candidateResult;
+            if (hash.equals(RuleSetHash.sha256(activePolicy.ruleSet()))) {
+                // The active rules themselves: one run is both sides (the same rules on the same input decide alike).
+                activeRun = join(activeSide);
+                candidateResult = new PipelineRun(compiled.version(), activeRun.from(), activeRun.until(), activeRun.requests(),
+                        activeRun.leases(), activeRun.totals(), activeRun.sweep());
+            } else {
+                candidateResult = pipeline.recallOrRun(compiled, input, whatIf);
+                java.lang.ref.Reference.reachabilityFence(prepared);
+                activeRun = join(activeSide);
+            }
+            return answer(request, principal, layered, hash, scenario, input, specs, whatIf, activePolicy, compiled, report,
+                    activeRun, candidateResult, check, candidate);
+        } finally {
+            // Started in any case (a side that failed still leaves a verdict to keep for an upload or activation).
+            check.start(() -> fleetCheck.start(candidate, report));
         }
+    }
+
+    /** The diffs of the two sides, the live-fleet check's findings as far as they came in time, and the log record. */
+    private DryRunReport answer(DryRunRequest request, String principal, LayeredRuleSet layered, String hash, boolean scenario,
+                                PipelineDryRun.Input input, List<RequestSpec> specs, List<GpuRequest> whatIf,
+                                CompiledPolicy activePolicy, CompiledPolicy compiled, ValidationReport report,
+                                PipelineRun activeRun, PipelineRun candidateResult, FleetCheckStart check, RuleSet candidate) {
         PipelineDiff diff = PipelineDiff.between(activeRun, candidateResult);
         List<RequestFact> pending = specs.isEmpty() ? List.of() : ScenarioFixture.requests(
                 new ScenarioSpec(null, null, null, null, withIds(specs, whatIf), null, null));
@@ -146,9 +161,10 @@ public class PolicyDryRunService {
         SnapshotFacts facts = pending.isEmpty() ? null
                 : SnapshotFacts.of(input.fleet(), input.now(), input.usage(), UsageWindow.DEFAULT);
         DryRunResult result = dryRun.compare(activePolicy, compiled, activeRun.sweep(), candidateResult.sweep(), facts, pending);
-        // Its warnings and coherence errors are shown when it is done in time: within fleetCheckWait of its start,
-        // or at once when it started that long ago, beside the pipelines. A check still running leaves the
-        // candidate not shown safe (activation runs it in full) and keeps what it finds for the next ask.
+        // Its warnings and coherence errors are shown when it is done in time: within fleetCheckWait of when it
+        // could start, or at once when that was that long ago (beside the pipelines). A check still running
+        // leaves the candidate not shown safe (activation runs it in full) and keeps what it finds for the next ask.
+        check.start(() -> fleetCheck.start(candidate, report));
         List<PolicyMessage> findings = check.within(fleetCheckWait);
         ValidationSummary validation = ValidationSummary.of(report).with(findings);
         DryRunReport out = DryRunReport.of(result, diff, activeRun, validation, layered == null ? null : LayeringSummary.of(layered),
@@ -168,15 +184,28 @@ public class PolicyDryRunService {
     }
 
     /**
-     * The live-fleet check a dry-run starts, and when it started: the answer gives it
-     * {@code fleetCheckWait} from then (not from the end of the pipelines, which it may have run beside).
+     * The live-fleet check a dry-run starts, and from when the answer waits for it: from when it may
+     * start (validation passed and the active side done), not from when it is started (once the answer's
+     * own work is done) nor from the end of the pipelines. So the answer waits no longer than when the
+     * check ran beside the candidate's side, and at scale, where the check runs far longer than the wait,
+     * not at all.
      */
     private static final class FleetCheckStart {
         private final CompletableFuture<CompletableFuture<List<PolicyMessage>>> started = new CompletableFuture<>();
-        private volatile long startedAt;
+        /** When it may start: validation passed (now) and the active side is done, whichever came last. */
+        private final CompletableFuture<Long> mayStartAt;
 
+        /** Made once validation passed. */
+        FleetCheckStart(CompletableFuture<?> activeSide) {
+            long validated = System.nanoTime();
+            mayStartAt = activeSide.handle((run, failure) -> Math.max(validated, System.nanoTime()));
+        }
+
+        /** Starts the check, once; later calls do nothing. */
         void start(java.util.function.Supplier<CompletableFuture<List<PolicyMessage>>> check) {
-            startedAt = System.nanoTime();
+            if (started.isDone()) {
+                return;
+            }
             try {
                 started.complete(check.get());
             } catch (RuntimeException e) {
@@ -184,15 +213,15 @@ public class PolicyDryRunService {
             }
         }
 
-        /** Its findings if it is done within {@code wait} of its start; else the INFO message that it still runs. */
+        /** Its findings if it is done within {@code wait} of when it could start; else the INFO message that it still runs. */
         List<PolicyMessage> within(Duration wait) {
             CompletableFuture<List<PolicyMessage>> findings;
             try {
-                findings = started.join(); // started as the active side ended, which the caller has joined
+                findings = started.join(); // started by the caller
             } catch (CompletionException e) {
                 throw e.getCause() instanceof RuntimeException r ? r : e;
             }
-            long waited = System.nanoTime() - startedAt;
+            long waited = System.nanoTime() - mayStartAt.join(); // the active side ended: the caller has joined it
             return LiveFleetCheck.within(findings, wait.minusNanos(waited));
         }
     }

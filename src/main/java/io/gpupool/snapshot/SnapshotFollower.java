@@ -19,10 +19,25 @@ public abstract class SnapshotFollower<T> {
         }
         Optional<List<SnapshotDelta>> deltas = snapshot.delta().leaseChangesSince(last);
         last = null; // a failure half-way leaves the subclass's state unusable: rebuild next time
-        result = deltas.isPresent() && deltas.get().size() <= worthReplaying(snapshot) ? advance(snapshot, deltas.get())
+        result = deltas.isPresent() && replays(deltas.get()) <= worthReplaying(snapshot) ? advance(snapshot, deltas.get())
                 : rebuild(snapshot);
         last = snapshot;
         return result;
+    }
+
+    /**
+     * What replaying {@code deltas} costs, in deltas of one lease change (a lease replaced: one
+     * removed, one added): a delta of one or two such changes counts one, as before, and a delta of
+     * hundreds (a part of a sweep's reclaim orders, stated in one write) counts what it replays, so
+     * tens of thousands of lease changes in a few deltas are rebuilt from the model, not replayed
+     * one by one at several times a rebuild's cost (docs/performance.md, "Dry-run at scale").
+     */
+    private static long replays(List<SnapshotDelta> deltas) {
+        long changes = 0;
+        for (SnapshotDelta d : deltas) {
+            changes += Math.max(1, (d.leasesRemoved().size() + d.leasesAdded().size() + 1) / 2);
+        }
+        return changes;
     }
 
     /**

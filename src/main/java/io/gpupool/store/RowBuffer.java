@@ -40,9 +40,27 @@ final class RowBuffer {
     private final List<Op> ops = new ArrayList<>();
     /** The decisions logged here as the domain records their DECISION rows were made of (for {@link Committed}). */
     private final List<LoggedDecision> decisions = new ArrayList<>();
+    /**
+     * The newest lease and request row by id (made at the first): what {@link #lease} and {@link #request}
+     * would find scanning the rows newest first, without the scan. A write that states hundreds of lease
+     * changes (a part of a sweep's reclaim orders) looked each one up among all the rows before it.
+     */
+    private java.util.Map<String, Lease> newestLeases;
+    private java.util.Map<String, GpuRequest> newestRequests;
 
     void add(Kind kind, Object row, boolean exists) {
         ops.add(new Op(kind, row, exists));
+        if (row instanceof Lease lease) {
+            if (newestLeases == null) {
+                newestLeases = new java.util.HashMap<>();
+            }
+            newestLeases.put(lease.id(), lease);
+        } else if (row instanceof GpuRequest request) {
+            if (newestRequests == null) {
+                newestRequests = new java.util.HashMap<>();
+            }
+            newestRequests.put(request.id(), request);
+        }
     }
 
     void log(LoggedDecision decision, Object row) {
@@ -64,7 +82,7 @@ final class RowBuffer {
 
     /** The newest version of a request held here, if any. */
     Optional<GpuRequest> request(String id) {
-        return newest(GpuRequest.class, r -> r.id().equals(id));
+        return newestRequests == null ? Optional.empty() : Optional.ofNullable(newestRequests.get(id));
     }
 
     Optional<GpuRequest> request(String tenantId, String idempotencyKey) {
@@ -73,7 +91,7 @@ final class RowBuffer {
     }
 
     Optional<Lease> lease(String id) {
-        return newest(Lease.class, l -> l.id().equals(id));
+        return newestLeases == null ? Optional.empty() : Optional.ofNullable(newestLeases.get(id));
     }
 
     private <T> Optional<T> newest(Class<T> type, Predicate<T> match) {

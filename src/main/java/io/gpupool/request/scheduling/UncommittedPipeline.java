@@ -125,7 +125,19 @@ public class UncommittedPipeline implements PipelineDryRun {
         return runCounting(policy, input, whatIf).run();
     }
 
+    /**
+     * {@link #run} with {@code changesPerWrite} independent lease changes stated per write where a
+     * step makes many ({@link LifecycleScheduler#CHANGES_PER_WRITE}; tests compare with 1, one write each).
+     */
+    PipelineRun run(CompiledPolicy policy, Input input, List<GpuRequest> whatIf, int changesPerWrite) {
+        return runCounting(policy, input, whatIf, changesPerWrite).run();
+    }
+
     private RecalledRuns.Ran runCounting(CompiledPolicy policy, Input input, List<GpuRequest> whatIf) {
+        return runCounting(policy, input, whatIf, LifecycleScheduler.CHANGES_PER_WRITE);
+    }
+
+    private RecalledRuns.Ran runCounting(CompiledPolicy policy, Input input, List<GpuRequest> whatIf, int changesPerWrite) {
         PoolSnapshot start = input.fleet();
         Instant now = input.now();
         ModelWriter.Uncommitted model = new ModelWriter.Uncommitted(start);
@@ -142,10 +154,9 @@ public class UncommittedPipeline implements PipelineDryRun {
         whatIf.forEach(r -> asked.put(r.id(), r));
 
         // the scheduler's pass, now
-        LifecycleScheduler.endGracePeriods(model, pipeline, now);
-        Evaluation sweep = model.current() == start
-                ? LifecycleScheduler.sweep(model, engine, policy, sweepFacts(input), grace, now)
-                : LifecycleScheduler.sweep(model, engine, policy, input.usage(), grace, now);
+        LifecycleScheduler.endGracePeriods(model, pipeline, now, changesPerWrite);
+        Evaluation sweep = LifecycleScheduler.sweep(model, engine, policy, model.current() == start ? sweepFacts(input)
+                : SnapshotFacts.of(model.current(), now, input.usage(), UsageWindow.DEFAULT), grace, now, false, changesPerWrite);
         QueuePass.pass(model, pipeline, Clock.fixed(now, ZoneOffset.UTC), queuePass.nextBudget(QueueOrder.ordered(model.current())));
         // the what-if requests, submitted now
         Map<String, Outcome> notQueued = new HashMap<>();
@@ -160,7 +171,7 @@ public class UncommittedPipeline implements PipelineDryRun {
         // one grace period later: the notices given run out, their GPUs are handed over, the queue is passed again
         // (as live, a pass follows GPUs given back: when none were, the queue stands as the first pass left it)
         Instant later = now.plus(grace);
-        if (!LifecycleScheduler.endGracePeriods(model, pipeline, later).isEmpty()) {
+        if (!LifecycleScheduler.endGracePeriods(model, pipeline, later, changesPerWrite).isEmpty()) {
             QueuePass.pass(model, pipeline, Clock.fixed(later, ZoneOffset.UTC),
                     queuePass.nextBudget(QueueOrder.ordered(model.current())));
         }

@@ -32,7 +32,7 @@ import java.util.Random;
  * sweep reads) and 2,000 queued requests, in process on in-memory H2. Measures the whole
  * {@code PolicyDryRunService.dryRun} of a candidate (inline files: validation, both pipelines, the
  * decision diff, the live-fleet check, the log record) and its parts: one side's pipeline alone.
- * Usage: scripts/benchmark io.gpupool.request.perf.PolicyDryRunBenchmark [gpus] [leases] [queued] [runs]
+ * Usage: scripts/benchmark io.gpupool.request.perf.PolicyDryRunBenchmark [gpus] [leases] [queued] [runs] [new candidates, default runs]
  */
 public final class PolicyDryRunBenchmark {
     public static void main(String[] args) {
@@ -40,6 +40,7 @@ public final class PolicyDryRunBenchmark {
         int leases = args.length > 1 ? Integer.parseInt(args[1]) : 50_000;
         int queued = args.length > 2 ? Integer.parseInt(args[2]) : 2_000;
         int runs = args.length > 3 ? Integer.parseInt(args[3]) : 5;
+        int freshRuns = args.length > 4 ? Integer.parseInt(args[4]) : runs; // candidates never seen, one after another
         System.out.printf("load average at start: %.2f, cpus: %d, java %s%n",
                 ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
                 Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
@@ -67,8 +68,14 @@ public final class PolicyDryRunBenchmark {
                     live.leases().size(), live.queued().size(), ctx.getBean(UsageRecorder.class).all().size());
 
             PipelineDryRun pipeline = ctx.getBean(PipelineDryRun.class);
-            phase("one side's pipeline");
+            // -Dbenchmark.whole-only=true: only the whole dry-runs (the same candidate again, then candidates never seen)
+            boolean parts = !Boolean.getBoolean("benchmark.whole-only");
             var active = ctx.getBean(ActivePolicy.class).current().policy();
+            var candidateSet = io.gpupool.policy.ruleset.RuleSet.draft(PolicyFiles.staleAfterTwoMinutes()).withVersion("candidate");
+            var validator = ctx.getBean(io.gpupool.policy.check.PolicyValidator.class);
+            var fleetCheck = ctx.getBean(io.gpupool.governance.LiveFleetCheck.class);
+            if (parts) {
+            phase("one side's pipeline");
             double[] side = new double[runs];
             double[] sideCpu = new double[runs];
             PipelineRun run = null;
@@ -85,9 +92,6 @@ public final class PolicyDryRunBenchmark {
             System.out.printf("one side's pipeline (active policy): %s; process CPU %s; totals %s%n", stats(side),
                     stats(sideCpu), run.totals());
 
-            var candidateSet = io.gpupool.policy.ruleset.RuleSet.draft(PolicyFiles.staleAfterTwoMinutes()).withVersion("candidate");
-            var validator = ctx.getBean(io.gpupool.policy.check.PolicyValidator.class);
-            var fleetCheck = ctx.getBean(io.gpupool.governance.LiveFleetCheck.class);
             phase("parts");
             double[] validate = new double[runs];
             double[] coherence = new double[runs];
@@ -122,45 +126,54 @@ public final class PolicyDryRunBenchmark {
             System.out.printf("parts: candidate validation %s; live-fleet check (first of its content on the snapshot) %s, process CPU %s;"
                             + " both pipelines in parallel and their diff %s, process CPU %s%n",
                     stats(validate), stats(coherence), stats(coherenceCpu), stats(both), stats(bothCpu));
+            }
 
             PolicyDryRunService service = ctx.getBean(PolicyDryRunService.class);
             DryRunRequest request = new DryRunRequest(null, PolicyFiles.staleAfterTwoMinutes(), null, null);
             phase("whole dry-run, the same candidate again");
             double[] whole = new double[runs];
             double[] wholeCpu = new double[runs];
+            double[] wholeThread = new double[runs];
             DryRunReport report = null;
             for (int i = -1; i < runs; i++) {
                 long t = System.nanoTime();
                 long c = cpu();
+                long tc = threadCpu();
                 report = service.dryRun(request, "benchmark");
                 phase("answered (run " + i + "), its live-fleet check settling");
                 if (i >= 0) {
                     whole[i] = ms(System.nanoTime() - t);
                     wholeCpu[i] = ms(cpu() - c);
+                    wholeThread[i] = ms(threadCpu() - tc);
                 }
                 settle(validator, fleetCheck, request.files()); // the warm-up's check done: the repeats find it kept
             }
             System.out.printf("whole dry-run, the same candidate again (validate, both pipelines, diff, live-fleet check, record): %s;"
-                    + " process CPU %s%n", stats(whole), stats(wholeCpu));
+                    + " process CPU %s; the dry-run's thread CPU %s%n", stats(whole), stats(wholeCpu), stats(wholeThread));
             phase("whole dry-run, a candidate never seen");
-            double[] fresh = new double[runs];
+            double[] fresh = new double[freshRuns];
             int pending = 0;
-            double[] freshCpu = new double[runs];
-            for (int i = 0; i < runs; i++) {
+            double[] freshCpu = new double[freshRuns];
+            double[] freshThread = new double[freshRuns];
+            for (int i = 0; i < freshRuns; i++) {
                 DryRunRequest unique = new DryRunRequest(null, withMarker(PolicyFiles.staleAfterTwoMinutes(), 100 + i), null, null);
                 long t = System.nanoTime();
                 long c = cpu();
+                long tc = threadCpu();
                 DryRunReport answer = service.dryRun(unique, "benchmark");
                 fresh[i] = ms(System.nanoTime() - t);
+                freshThread[i] = ms(threadCpu() - tc);
                 phase("answered, its live-fleet check settling");
                 freshCpu[i] = ms(cpu() - c);
+                System.out.printf("a candidate never seen, run %d: %.0f ms wall, the dry-run's thread CPU %.0f ms, process CPU %.0f ms%n",
+                        i, fresh[i], freshThread[i], freshCpu[i]);
                 pending += answer.candidateValidation().messages().stream()
                         .anyMatch(m -> m.text().startsWith("The live-fleet check of this candidate is still running")) ? 1 : 0;
                 settle(validator, fleetCheck, unique.files()); // its check, still running after the answer, does not load the next run
             }
             System.out.printf("whole dry-run, a candidate never seen (compiled, validated and checked on the fleet anew): %s;"
-                    + " process CPU %s; answered before its live-fleet check was done: %d of %d%n", stats(fresh), stats(freshCpu),
-                    pending, runs);
+                    + " process CPU %s; the dry-run's thread CPU %s; answered before its live-fleet check was done: %d of %d%n",
+                    stats(fresh), stats(freshCpu), stats(freshThread), pending, freshRuns);
             phase("done");
             System.out.printf("diff: %d request(s), %d lease(s), %d device(s); active %s; candidate %s%n",
                     report.requests().size(), report.leases().size(), report.devices().size(), report.totals().active(),
@@ -224,6 +237,11 @@ public final class PolicyDryRunBenchmark {
     /** CPU time of the whole process so far (every thread, GC and JIT included): wall time on a shared machine says little alone. */
     private static long cpu() {
         return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    /** CPU time of the calling thread: the dry-run's own thread, the answer's critical path. */
+    private static long threadCpu() {
+        return ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
     }
 
     private static double ms(long nanos) {
