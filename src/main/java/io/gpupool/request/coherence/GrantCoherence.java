@@ -202,7 +202,7 @@ public class GrantCoherence implements CoherenceCheck {
             List<String> granted = admit.logged().stream().filter(d -> d.action() == DecisionAction.ADMIT)
                     .findFirst().map(LoggedDecision::ruleNames).orElse(List.of());
             PoolSnapshot after = admit.after();
-            // the reclamation sweep, as LifecycleScheduler.sweep evaluates it
+            // the reclamation sweep, as ReclaimSweep.sweep evaluates it
             Evaluation sweep = engine.sweep(policy, SnapshotFacts.of(after, now, List.of(), UsageWindow.DEFAULT),
                     after.queued().values().stream().map(PolicyInputs::fact).toList());
             for (ReclaimOrder order : sweep.reclaimPlan()) {

@@ -1,36 +1,17 @@
 package io.gpupool.request.scheduling;
 
 import io.gpupool.request.AllocationService;
-import io.gpupool.request.decision.Outcome;
-import io.gpupool.request.decision.PolicyPipeline;
 import io.gpupool.domain.lease.UsageSample;
-import io.gpupool.policy.engine.CompiledPolicy;
-import io.gpupool.request.input.PolicyInputs;
-import io.gpupool.domain.request.BlockedBy;
-import io.gpupool.domain.request.WhyPending;
 import io.gpupool.domain.request.RequestState;
-import io.gpupool.domain.request.GpuRequest;
-import io.gpupool.domain.decision.DecisionAction;
-import io.gpupool.domain.decision.LoggedDecision;
 import io.gpupool.governance.ActivePolicy;
 import io.gpupool.domain.lease.Lease;
 import io.gpupool.domain.lease.LeaseState;
-import io.gpupool.domain.lease.LeaseTransitions;
-import io.gpupool.domain.lease.Notice;
 import io.gpupool.lease.UsageRecorder;
-import io.gpupool.policy.decision.ReclaimCause;
-import io.gpupool.policy.decision.ReclaimOrder;
-import io.gpupool.policy.engine.ReclaimRules;
-import io.gpupool.policy.engine.Evaluation;
 import io.gpupool.policy.engine.PolicyEngine;
-import io.gpupool.policy.fact.SnapshotFacts;
-import io.gpupool.policy.fact.UsageWindow;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.domain.inventory.Device;
-import io.gpupool.store.Changes;
 import io.gpupool.store.Committed;
 import io.micronaut.context.event.ApplicationEventListener;
-import io.gpupool.store.Mutation;
 import io.gpupool.store.WorkingSet;
 import io.micronaut.context.annotation.Value;
 import io.micronaut.scheduling.annotation.Scheduled;
@@ -42,11 +23,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -210,249 +187,16 @@ public class LifecycleScheduler implements ApplicationEventListener<Committed> {
      * they were preempted for, so no request arriving in between can take the GPUs they give back.
      */
     public void endGracePeriods() {
-        endGracePeriods(ModelWriter.of(workingSet), allocation.pipeline(), clock.instant()).forEach(usage::forget);
-    }
-
-    /**
-     * The step itself, on whichever model: returns the leases whose grace period had run out at
-     * {@code now} (each ended, or already gone). A dry-run calls it on uncommitted changes.
-     */
-    static List<String> endGracePeriods(ModelWriter model, PolicyPipeline pipeline, Instant now) {
-        return endGracePeriods(model, pipeline, now, CHANGES_PER_WRITE);
-    }
-
-    /** As above, the leases nobody waits for ended {@code changesPerWrite} a write (tests compare with one a write). */
-    static List<String> endGracePeriods(ModelWriter model, PolicyPipeline pipeline, Instant now, int changesPerWrite) {
-        Map<String, List<String>> victimsOf = new LinkedHashMap<>(); // preemptor → its victims whose notice ran out
-        List<String> reclaimed = new ArrayList<>();
-        for (Lease lease : model.current().underNotice().values()) {
-            if (lease.deadline() == null || lease.deadline().isAfter(now)) {
-                continue;
-            }
-            String preemptor = lease.notice() == null ? null : lease.notice().forRequest();
-            if (preemptor == null) {
-                reclaimed.add(lease.id());
-            } else {
-                victimsOf.computeIfAbsent(preemptor, k -> new ArrayList<>()).add(lease.id());
-            }
-        }
-        List<String> ended = new ArrayList<>();
-        // Each ends on its own (no request waits for it): independent changes, stated a part at a time.
-        inParts(model, reclaimed, changesPerWrite, part -> end(part, now));
-        ended.addAll(reclaimed);
-        victimsOf.forEach((preemptor, victims) -> {
-            try {
-                model.write(end(victims, now), done -> handOver(pipeline, preemptor, now));
-            } catch (HandOverFailed e) {
-                // A bug in the decision, say: the leases still end, and the request waits for the
-                // scheduling pass, rather than the leases never ending.
-                LOG.error("Handing leases {} to request {} failed; ending them alone", victims, preemptor, e);
-                model.write(end(victims, now));
-            }
-            ended.addAll(victims);
-        });
-        return ended;
-    }
-
-    /**
-     * Ends leases whose grace period ran out, logged with the explanation their notice kept:
-     * PREEMPTED for the request it names, RECLAIMED when it names none. Returns how many it ended.
-     */
-    private static Mutation<Integer> end(List<String> leaseIds, Instant now) {
-        return (before, changes) -> {
-            int ended = 0;
-            for (String leaseId : leaseIds) {
-                Lease current = before.lease(leaseId).orElse(null);
-                if (current == null || current.state() != LeaseState.PREEMPTING) {
-                    continue;
-                }
-                Notice notice = current.notice();
-                String preemptor = notice == null ? null : notice.forRequest();
-                Lease gone = LeaseTransitions.end(current, preemptor != null ? LeaseState.PREEMPTED : LeaseState.RECLAIMED,
-                        now);
-                changes.update(gone).log(LoggedDecision.of(preemptor != null ? DecisionAction.PREEMPT : DecisionAction.RECLAIM,
-                        preemptor != null ? preemptor : current.requestId(), current.id(), current.tenantId(),
-                        notice == null ? List.of() : notice.ruleNames(), notice == null ? null : notice.policyVersion(),
-                        notice == null ? "GRACE_ENDED" : notice.reasonCode(),
-                        "Grace period ended at " + current.deadline() + "; GPUs taken back"), now);
-                changes.endRequestOf(gone, now);
-                ended++;
-            }
-            return ended;
-        };
-    }
-
-    /** Retries {@code requestId} on the GPUs its victims just gave back, in their commit. */
-    private static Mutation<Outcome> handOver(PolicyPipeline pipeline, String requestId, Instant now) {
-        return (before, changes) -> {
-            GpuRequest waiting = before.queued().get(requestId);
-            if (waiting == null) {
-                return null; // cancelled meanwhile, say
-            }
-            try {
-                return pipeline.retry(before, changes, waiting, now, false);
-            } catch (RuntimeException e) {
-                throw new HandOverFailed(e);
-            }
-        };
-    }
-
-    /** The hand-over step failed, not the ending of the leases: they can still end alone. */
-    private static final class HandOverFailed extends RuntimeException {
-        HandOverFailed(RuntimeException cause) {
-            super(cause);
-        }
+        GracePeriods.endGracePeriods(ModelWriter.of(workingSet), allocation.pipeline(), clock.instant()).forEach(usage::forget);
     }
 
     /** The policy's reclamation sweep over the whole pool; each ordered lease is handled once. */
     void sweep(Instant now) {
-        sweep(ModelWriter.of(workingSet), engine, active.current().policy(), liveUsage(workingSet.current(), now), grace, now);
+        ReclaimSweep.sweep(ModelWriter.of(workingSet), engine, active.current().policy(), liveUsage(workingSet.current(), now), grace, now);
     }
 
     private List<io.gpupool.domain.lease.UsageSample> liveUsage(PoolSnapshot snapshot, Instant now) {
-        return usageOf(snapshot, usage, telemetry, now);
-    }
-
-    /**
-     * The usage samples a sweep reads: what holders said in their heartbeats and what node agents
-     * measured on the leases' own GPUs (the facts trust the measurement wherever there is one).
-     * The live sweep and the dry-run's both take them from here.
-     */
-    static List<io.gpupool.domain.lease.UsageSample> usageOf(PoolSnapshot snapshot, UsageRecorder usage,
-                                                             io.gpupool.telemetry.DeviceTelemetry telemetry, Instant now) {
-        List<io.gpupool.domain.lease.UsageSample> samples = new java.util.ArrayList<>(usage.all());
-        samples.addAll(telemetry.leaseSamples(snapshot.leases().values(), now));
-        return samples;
-    }
-
-    /**
-     * The sweep on whichever model, with the usage samples it is given (the live sweep gives those
-     * {@link UsageRecorder} keeps): returns the evaluation, whose reclaim plan it enforced (none
-     * when the policy failed).
-     */
-    static Evaluation sweep(ModelWriter model, PolicyEngine engine, CompiledPolicy policy, Collection<UsageSample> usage,
-                            Duration grace, Instant now) {
-        return sweep(model, engine, policy, SnapshotFacts.of(model.current(), now, usage, UsageWindow.DEFAULT), grace, now);
-    }
-
-    /**
-     * The same sweep on facts already derived for the model's current snapshot at {@code now} with the
-     * usage samples it sees ({@code SnapshotFacts.of(model.current(), now, usage, UsageWindow.DEFAULT)}):
-     * a dry-run derives them once for both of its sides.
-     */
-    static Evaluation sweep(ModelWriter model, PolicyEngine engine, CompiledPolicy policy, SnapshotFacts facts,
-                            Duration grace, Instant now) {
-        return sweep(model, engine, policy, facts, grace, now, false);
-    }
-
-    /**
-     * As above; {@code requestsAlways} false leaves the pending requests out only where the policy's
-     * compiled rules show no reclaiming rule reads them ({@link ReclaimRules#readNoRequest(CompiledPolicy)}):
-     * the plan is the same, and a deep queue no longer makes each sweep a rule session over every
-     * queued request (nor lets request rules spend the sweep's budget). True inserts them always
-     * (the replay compares both ways).
-     */
-    static Evaluation sweep(ModelWriter model, PolicyEngine engine, CompiledPolicy policy, SnapshotFacts facts,
-                            Duration grace, Instant now, boolean requestsAlways) {
-        return sweep(model, engine, policy, facts, grace, now, requestsAlways, CHANGES_PER_WRITE);
-    }
-
-    /** As above, {@code changesPerWrite} reclaim orders a write (tests compare with one a write). */
-    static Evaluation sweep(ModelWriter model, PolicyEngine engine, CompiledPolicy policy, SnapshotFacts facts,
-                            Duration grace, Instant now, boolean requestsAlways, int changesPerWrite) {
-        PoolSnapshot snapshot = model.current();
-        if (facts.snapshot() != snapshot || !facts.now().equals(now)) {
-            throw new IllegalArgumentException("The sweep's facts were derived for another snapshot or instant");
-        }
-        List<io.gpupool.policy.fact.RequestFact> pending = !requestsAlways && ReclaimRules.readNoRequest(policy) ? List.of()
-                : snapshot.queued().values().stream().map(PolicyInputs::fact).toList();
-        Evaluation evaluation = engine.sweep(policy, facts, pending);
-        if (!evaluation.ok()) {
-            LOG.error("Reclamation sweep not enforced: the policy failed: {}", evaluation.errors());
-            return evaluation;
-        }
-        inParts(model, evaluation.reclaimPlan(), changesPerWrite, part -> (before, changes) -> {
-            for (ReclaimOrder order : part) {
-                reclaim(before, changes, order, grace, now);
-            }
-            return part.size();
-        });
-        return evaluation;
-    }
-
-    /**
-     * How many independent lease changes of one step (a sweep's reclaim orders, the ends of grace
-     * periods nobody waits for) one write states. Each change reads and changes only its own lease
-     * (and that lease's request), so stating a part of them in one write leaves the model, the rows
-     * and the decision log exactly as one write each would, in the same order; but it builds one
-     * snapshot (and one delta, which derived inputs follow) per part instead of per lease: a sweep at
-     * scale orders tens of thousands of reclaims (docs/performance.md, "Dry-run at scale"). Small
-     * enough that a live write holds the writer no longer than a batch of ordinary writes does.
-     */
-    static final int CHANGES_PER_WRITE = 256;
-
-    /**
-     * Writes {@code items} {@code perWrite} at a time, each part as the one mutation {@code change}
-     * makes of it. A part whose write fails (nothing of it was written) is written again one item at
-     * a time, so what one write each would have made is made, up to the item that fails, which
-     * throws as it would have: the same changes, in the same order, as one write per item.
-     */
-    static <T> void inParts(ModelWriter model, List<T> items, int perWrite,
-                            java.util.function.Function<List<T>, Mutation<?>> change) {
-        if (perWrite < 1) {
-            throw new IllegalArgumentException("perWrite must be at least 1, was " + perWrite);
-        }
-        for (int from = 0; from < items.size(); from += perWrite) {
-            List<T> part = List.copyOf(items.subList(from, Math.min(items.size(), from + perWrite)));
-            if (part.size() == 1) {
-                model.write(change.apply(part));
-                continue;
-            }
-            try {
-                model.write(change.apply(part));
-            } catch (RuntimeException failed) {
-                for (T item : part) {
-                    model.write(change.apply(List.of(item)));
-                }
-            }
-        }
-    }
-
-    /** One reclaim order: TTL and broken hardware end the lease now, anything else gives it notice. */
-    private static Lease reclaim(PoolSnapshot before, Changes changes, ReclaimOrder order, Duration grace, Instant now) {
-        Lease lease = before.lease(order.leaseId()).orElse(null);
-        if (lease == null || lease.state() != LeaseState.ACTIVE) {
-            return null;
-        }
-        boolean immediate = order.cause() == ReclaimCause.TTL_EXPIRED || order.cause() == ReclaimCause.UNHEALTHY_DEVICE;
-        Lease changed = immediate ? LeaseTransitions.end(lease,
-                order.cause() == ReclaimCause.TTL_EXPIRED ? LeaseState.EXPIRED : LeaseState.RECLAIMED, now)
-                : LeaseTransitions.notice(lease, now.plus(grace),
-                new Notice(null, List.of(order.ruleName()), order.policyVersion(), order.reasonCode()));
-        changes.update(changed);
-        DecisionAction action = order.cause() == ReclaimCause.TTL_EXPIRED ? DecisionAction.EXPIRE
-                : immediate ? DecisionAction.RECLAIM : DecisionAction.NOTICE;
-        LoggedDecision logged = LoggedDecision.of(action, lease.requestId(), lease.id(), lease.tenantId(),
-                List.of(order.ruleName()), order.policyVersion(), order.reasonCode(), order.message()
-                        + (immediate ? "" : "; GPUs are taken at " + changed.deadline()));
-        changes.log(order.idleSeconds() < 0 ? logged : logged.withIdleSince(now.minusSeconds(order.idleSeconds())), now);
-        if (order.cause() == ReclaimCause.UNHEALTHY_DEVICE) {
-            requeue(changes, lease, order, now);
-        } else if (immediate) {
-            changes.endRequestOf(changed, now);
-        }
-        return changed;
-    }
-
-    /** Work lost to broken hardware goes back to the queue under its original request. */
-    private static void requeue(Changes changes, Lease lease, ReclaimOrder order, Instant now) {
-        changes.findRequest(lease.requestId()).filter(r -> r.state() == RequestState.PLACED).ifPresent(r -> {
-            WhyPending why = new WhyPending(BlockedBy.CAPACITY, order.ruleName(), "REQUEUED_AFTER_DEVICE_FAILURE",
-                    "Its lease " + lease.id() + " lost a device; waiting for healthy capacity", 0, lease.poolId(), null);
-            GpuRequest again = r.with(RequestState.QUEUED, r.priority(), null, why, now);
-            changes.update(again).log(LoggedDecision.of(DecisionAction.QUEUE, r.id(), lease.id(), r.tenantId(),
-                    List.of(order.ruleName()), order.policyVersion(), why.reasonCode(), why.message()), now);
-        });
+        return ReclaimSweep.usageOf(snapshot, usage, telemetry, now);
     }
 
     @PreDestroy

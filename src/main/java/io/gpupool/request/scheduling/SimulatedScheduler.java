@@ -211,7 +211,7 @@ public final class SimulatedScheduler {
      */
     public int runOnce(Instant at, Supplier<Collection<UsageSample>> usage) {
         now = at;
-        LifecycleScheduler.endGracePeriods(model, pipeline, at);
+        GracePeriods.endGracePeriods(model, pipeline, at);
         if (!at.isBefore(lastSweep.plus(settings.sweepEvery()))) {
             Collection<UsageSample> samples = usage.get(); // the holders' heartbeats are stated either way
             if (skipUnchanged && !anyActiveLease()) {
@@ -291,7 +291,7 @@ public final class SimulatedScheduler {
     public Evaluation sweep(Collection<UsageSample> usage, Instant at) {
         ModelWriter writer = at(at);
         // Unskipped (the comparison's baseline): the requests are inserted whatever the rules read.
-        return LifecycleScheduler.sweep(writer, engine, policy,
+        return ReclaimSweep.sweep(writer, engine, policy,
                 io.gpupool.policy.fact.SnapshotFacts.of(writer.current(), at, usage, UsageWindow.DEFAULT),
                 settings.grace(), at, !skipUnchanged);
     }

@@ -110,7 +110,7 @@ public class UncommittedPipeline implements PipelineDryRun {
     public Input live() {
         PoolSnapshot snapshot = workingSet.current();
         Instant now = clock.instant();
-        return recalled.live(snapshot, LifecycleScheduler.usageOf(snapshot, usage, telemetry, now), now);
+        return recalled.live(snapshot, ReclaimSweep.usageOf(snapshot, usage, telemetry, now), now);
     }
 
     @Override
@@ -127,14 +127,14 @@ public class UncommittedPipeline implements PipelineDryRun {
 
     /**
      * {@link #run} with {@code changesPerWrite} independent lease changes stated per write where a
-     * step makes many ({@link LifecycleScheduler#CHANGES_PER_WRITE}; tests compare with 1, one write each).
+     * step makes many ({@link WritesInParts#CHANGES_PER_WRITE}; tests compare with 1, one write each).
      */
     PipelineRun run(CompiledPolicy policy, Input input, List<GpuRequest> whatIf, int changesPerWrite) {
         return runCounting(policy, input, whatIf, changesPerWrite).run();
     }
 
     private RecalledRuns.Ran runCounting(CompiledPolicy policy, Input input, List<GpuRequest> whatIf) {
-        return runCounting(policy, input, whatIf, LifecycleScheduler.CHANGES_PER_WRITE);
+        return runCounting(policy, input, whatIf, WritesInParts.CHANGES_PER_WRITE);
     }
 
     private RecalledRuns.Ran runCounting(CompiledPolicy policy, Input input, List<GpuRequest> whatIf, int changesPerWrite) {
@@ -154,8 +154,8 @@ public class UncommittedPipeline implements PipelineDryRun {
         whatIf.forEach(r -> asked.put(r.id(), r));
 
         // the scheduler's pass, now
-        LifecycleScheduler.endGracePeriods(model, pipeline, now, changesPerWrite);
-        Evaluation sweep = LifecycleScheduler.sweep(model, engine, policy, model.current() == start ? sweepFacts(input)
+        GracePeriods.endGracePeriods(model, pipeline, now, changesPerWrite);
+        Evaluation sweep = ReclaimSweep.sweep(model, engine, policy, model.current() == start ? sweepFacts(input)
                 : SnapshotFacts.of(model.current(), now, input.usage(), UsageWindow.DEFAULT), grace, now, false, changesPerWrite);
         QueuePass.pass(model, pipeline, Clock.fixed(now, ZoneOffset.UTC), queuePass.nextBudget(QueueOrder.ordered(model.current())));
         // the what-if requests, submitted now
@@ -171,7 +171,7 @@ public class UncommittedPipeline implements PipelineDryRun {
         // one grace period later: the notices given run out, their GPUs are handed over, the queue is passed again
         // (as live, a pass follows GPUs given back: when none were, the queue stands as the first pass left it)
         Instant later = now.plus(grace);
-        if (!LifecycleScheduler.endGracePeriods(model, pipeline, later, changesPerWrite).isEmpty()) {
+        if (!GracePeriods.endGracePeriods(model, pipeline, later, changesPerWrite).isEmpty()) {
             QueuePass.pass(model, pipeline, Clock.fixed(later, ZoneOffset.UTC),
                     queuePass.nextBudget(QueueOrder.ordered(model.current())));
         }

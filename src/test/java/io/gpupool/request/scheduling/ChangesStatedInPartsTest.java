@@ -44,8 +44,8 @@ class ChangesStatedInPartsTest {
     private static Ended sweepThenGraceEnds(CompiledPolicy policy, SnapshotFacts fleet, Instant now, int perWrite) {
         ModelWriter.Uncommitted model = new ModelWriter.Uncommitted(fleet.snapshot());
         SnapshotFacts facts = SnapshotFacts.of(fleet.snapshot(), now, fleet.samples(), UsageWindow.DEFAULT);
-        Evaluation sweep = LifecycleScheduler.sweep(model, DefaultPolicy.ENGINE, policy, facts, GRACE, now, false, perWrite);
-        List<String> ended = LifecycleScheduler.endGracePeriods(model, null, now.plus(GRACE), perWrite);
+        Evaluation sweep = ReclaimSweep.sweep(model, DefaultPolicy.ENGINE, policy, facts, GRACE, now, false, perWrite);
+        List<String> ended = GracePeriods.endGracePeriods(model, null, now.plus(GRACE), perWrite);
         return new Ended(model.current(), List.copyOf(model.logged()), ended, sweep);
     }
 
@@ -58,7 +58,7 @@ class ChangesStatedInPartsTest {
                 for (Instant now : List.of(SyntheticFleet.NOW, SyntheticFleet.NOW.plus(Duration.ofMinutes(3)))) {
                     Ended oneEach = sweepThenGraceEnds(policy, fleet, now, 1);
                     assertThat(oneEach.sweep().ok()).isTrue();
-                    for (int perWrite : new int[]{7, LifecycleScheduler.CHANGES_PER_WRITE}) {
+                    for (int perWrite : new int[]{7, WritesInParts.CHANGES_PER_WRITE}) {
                         String where = gpus + " GPUs, " + policy.version() + " at " + now + ", " + perWrite + " a write";
                         Ended inParts = sweepThenGraceEnds(policy, fleet, now, perWrite);
                         assertSameModel(inParts.model(), oneEach.model(), where);
@@ -76,14 +76,14 @@ class ChangesStatedInPartsTest {
     @Test
     void theFleetHasOrdersOfEveryKindAndPartsOfSeveral() {
         SnapshotFacts fleet = SyntheticFleet.facts(800, 2400, 0.75);
-        Ended atNow = sweepThenGraceEnds(DefaultPolicy.POLICY, fleet, SyntheticFleet.NOW, LifecycleScheduler.CHANGES_PER_WRITE);
+        Ended atNow = sweepThenGraceEnds(DefaultPolicy.POLICY, fleet, SyntheticFleet.NOW, WritesInParts.CHANGES_PER_WRITE);
         assertThat(atNow.logged()).extracting(LoggedDecision::action)
                 .contains(DecisionAction.EXPIRE, DecisionAction.NOTICE, DecisionAction.RECLAIM);
         Ended stale = sweepThenGraceEnds(STALE_AFTER_TWO_MINUTES, fleet, SyntheticFleet.NOW.plus(Duration.ofMinutes(3)),
-                LifecycleScheduler.CHANGES_PER_WRITE);
-        assertThat(stale.sweep().reclaimPlan().size()).as("more orders than one part").isGreaterThan(2 * LifecycleScheduler.CHANGES_PER_WRITE);
+                WritesInParts.CHANGES_PER_WRITE);
+        assertThat(stale.sweep().reclaimPlan().size()).as("more orders than one part").isGreaterThan(2 * WritesInParts.CHANGES_PER_WRITE);
         assertThat(stale.endedLater().size()).as("more grace periods ending than one part")
-                .isGreaterThan(2 * LifecycleScheduler.CHANGES_PER_WRITE);
+                .isGreaterThan(2 * WritesInParts.CHANGES_PER_WRITE);
     }
 
     @Test
@@ -91,7 +91,7 @@ class ChangesStatedInPartsTest {
         List<String> items = List.of("a", "b", "c", "d", "e", "f", "g", "h", "i", "j");
         for (int perWrite : new int[]{1, 3, 4, 10, 256}) {
             ModelWriter.Uncommitted model = new ModelWriter.Uncommitted(PoolSnapshot.empty());
-            assertThatThrownBy(() -> LifecycleScheduler.inParts(model, items, perWrite, part -> (before, changes) -> {
+            assertThatThrownBy(() -> WritesInParts.inParts(model, items, perWrite, part -> (before, changes) -> {
                 for (String item : part) {
                     if (item.equals("f")) {
                         throw new IllegalStateException("refused: " + item);

@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A dry-run's side, whose steps state their many independent lease changes a part at a time
- * ({@link LifecycleScheduler#CHANGES_PER_WRITE}), ends where the same side stating one write each
+ * ({@link WritesInParts#CHANGES_PER_WRITE}), ends where the same side stating one write each
  * ends: every queued and what-if request, every lease taken back, the totals and the sweep, for
  * the active policy and a candidate that reclaims every silent lease, on synthetic fleets with a
  * queue, at the fleet's instant and three minutes on.
@@ -56,7 +56,7 @@ class DryRunInPartsTest {
                 List<GpuRequest> whatIf = List.of(request("what-if-1", "org1-team1", 2, now));
                 for (CompiledPolicy policy : List.of(active.current().policy(), candidate)) {
                     PipelineRun oneEach = pipeline.run(policy, input, whatIf, 1);
-                    for (int perWrite : new int[]{5, LifecycleScheduler.CHANGES_PER_WRITE}) {
+                    for (int perWrite : new int[]{5, WritesInParts.CHANGES_PER_WRITE}) {
                         PipelineRun inParts = pipeline.run(policy, input, whatIf, perWrite);
                         String where = "seed " + seed + ", " + policy.version() + " at " + now + ", " + perWrite + " a write";
                         assertThat(inParts.requests()).as(where + ": requests").isEqualTo(oneEach.requests());

@@ -36,10 +36,10 @@ class SweepWritesTest {
         ModelWriter.Uncommitted model = new ModelWriter.Uncommitted(fleet.snapshot());
         long start = model.current().version();
 
-        Evaluation sweep = LifecycleScheduler.sweep(model, DefaultPolicy.ENGINE, staleAfterTwoMinutes,
+        Evaluation sweep = ReclaimSweep.sweep(model, DefaultPolicy.ENGINE, staleAfterTwoMinutes,
                 SnapshotFacts.of(fleet.snapshot(), now, fleet.samples(), UsageWindow.DEFAULT), GRACE, now);
         long afterSweep = model.current().version();
-        List<String> ended = LifecycleScheduler.endGracePeriods(model, null, now.plus(GRACE));
+        List<String> ended = GracePeriods.endGracePeriods(model, null, now.plus(GRACE));
         long afterGrace = model.current().version();
 
         int orders = sweep.reclaimPlan().size();
