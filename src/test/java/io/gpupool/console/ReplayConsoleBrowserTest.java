@@ -18,7 +18,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.Select;
-import org.openqa.selenium.support.ui.WebDriverWait;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -95,9 +94,9 @@ class ReplayConsoleBrowserTest {
         type("replay-sweep-every", "5m");
         browser.waitFor(By.id("replay-start")).click();
 
-        new WebDriverWait(browser.driver(), Duration.ofMinutes(5)).until(d ->
+        browser.until(Duration.ofMinutes(5), d ->
                 d.findElements(By.cssSelector("#replay-state[data-state=DONE]")).isEmpty() ? null : true);
-        new WebDriverWait(browser.driver(), Duration.ofMinutes(1)).until(d ->
+        browser.until(Duration.ofMinutes(1), d ->
                 d.findElements(By.cssSelector("canvas[data-chart], #view-replay .problem")).isEmpty() ? null : true);
         browser.settle();
         assertThat(browser.all(By.cssSelector("#view-replay .problem"))).as(browser.mainText()).isEmpty();

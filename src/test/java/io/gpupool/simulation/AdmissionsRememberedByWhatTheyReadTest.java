@@ -30,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * every fate, placement, wait, explanation, sample and reclaim.
  */
 class AdmissionsRememberedByWhatTheyReadTest {
-    private static final SimulatedScheduler.Settings SETTINGS = SimulatedScheduler.Settings.defaults();
+    private static final SimulatedScheduler.Settings SETTINGS = UnbudgetedSettings.DEFAULTS;
     private static PoolSnapshot fleet;
     private static int gpus;
 

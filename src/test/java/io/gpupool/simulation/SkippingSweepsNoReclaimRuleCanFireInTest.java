@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * both decide the same, at the same instants: a needed sweep skipped would move or lose a reclaim.
  */
 class SkippingSweepsNoReclaimRuleCanFireInTest {
-    private static final SimulatedScheduler.Settings SETTINGS = SimulatedScheduler.Settings.defaults();
+    private static final SimulatedScheduler.Settings SETTINGS = UnbudgetedSettings.DEFAULTS;
 
     @Test
     void skippingSweepsNoReclaimRuleCanFireInDecidesWhatSweepingEveryIntervalDecides() {

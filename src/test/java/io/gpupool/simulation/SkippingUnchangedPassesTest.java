@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * cancels — both give the same fates, the same fleet over time, the same preemptions and reclaims.
  */
 class SkippingUnchangedPassesTest {
-    private static final SimulatedScheduler.Settings SETTINGS = SimulatedScheduler.Settings.defaults();
+    private static final SimulatedScheduler.Settings SETTINGS = UnbudgetedSettings.DEFAULTS;
     private static final String[] CLASSES = {null, null, "best-effort", "high"};
     private static final int[] SIZES = {1, 2, 4, 4, 8};
 

@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * out there, its reclaim would never come, and the fates would differ from the baseline's.
  */
 class SweepsWithoutPendingRequestsTest {
-    private static final SimulatedScheduler.Settings SETTINGS = SimulatedScheduler.Settings.defaults();
+    private static final SimulatedScheduler.Settings SETTINGS = UnbudgetedSettings.DEFAULTS;
     private static final String READS_A_WAITING_REQUEST = """
             package io.gpupool.rules.reclamation;
 

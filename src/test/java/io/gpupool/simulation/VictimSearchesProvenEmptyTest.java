@@ -32,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * still preempts the borrower (a victim named through a comparison with the request).
  */
 class VictimSearchesProvenEmptyTest {
-    private static final SimulatedScheduler.Settings SETTINGS = SimulatedScheduler.Settings.defaults();
+    private static final SimulatedScheduler.Settings SETTINGS = UnbudgetedSettings.DEFAULTS;
     private static PoolSnapshot exampleFleet;
     private static int gpus;
 
