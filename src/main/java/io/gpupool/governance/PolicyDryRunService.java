@@ -127,7 +127,7 @@ public class PolicyDryRunService {
         // answer when done by then). It is started only once the answer's own work is done: beside the
         // candidate's side and the diff it would take the core the JIT compiler and the collector use while that
         // side runs (at scale it runs to its 10 s budget, long after the answer, which then says it is pending).
-        FleetCheckStart check = new FleetCheckStart(activeSide);
+        FleetCheckStart check = new FleetCheckStart(activeSide, () -> fleetCheck.start(candidate, report));
         try {
             PipelineRun activeRun;
             PipelineRun candidateResult;
@@ -142,10 +142,10 @@ public class PolicyDryRunService {
                 activeRun = join(activeSide);
             }
             return answer(request, principal, layered, hash, scenario, input, specs, whatIf, activePolicy, compiled, report,
-                    activeRun, candidateResult, check, candidate);
+                    activeRun, candidateResult, check);
         } finally {
             // Started in any case (a side that failed still leaves a verdict to keep for an upload or activation).
-            check.start(() -> fleetCheck.start(candidate, report));
+            check.start();
         }
     }
 
@@ -153,7 +153,7 @@ public class PolicyDryRunService {
     private DryRunReport answer(DryRunRequest request, String principal, LayeredRuleSet layered, String hash, boolean scenario,
                                 PipelineDryRun.Input input, List<RequestSpec> specs, List<GpuRequest> whatIf,
                                 CompiledPolicy activePolicy, CompiledPolicy compiled, ValidationReport report,
-                                PipelineRun activeRun, PipelineRun candidateResult, FleetCheckStart check, RuleSet candidate) {
+                                PipelineRun activeRun, PipelineRun candidateResult, FleetCheckStart check) {
         PipelineDiff diff = PipelineDiff.between(activeRun, candidateResult);
         List<RequestFact> pending = specs.isEmpty() ? List.of() : ScenarioFixture.requests(
                 new ScenarioSpec(null, null, null, null, withIds(specs, whatIf), null, null));
@@ -164,7 +164,7 @@ public class PolicyDryRunService {
         // Its warnings and coherence errors are shown when it is done in time: within fleetCheckWait of when it
         // could start, or at once when that was that long ago (beside the pipelines). A check still running
         // leaves the candidate not shown safe (activation runs it in full) and keeps what it finds for the next ask.
-        check.start(() -> fleetCheck.start(candidate, report));
+        check.start();
         List<PolicyMessage> findings = check.within(fleetCheckWait);
         ValidationSummary validation = ValidationSummary.of(report).with(findings);
         DryRunReport out = DryRunReport.of(result, diff, activeRun, validation, layered == null ? null : LayeringSummary.of(layered),
@@ -195,14 +195,17 @@ public class PolicyDryRunService {
         /** When it may start: validation passed (now) and the active side is done, whichever came last. */
         private final CompletableFuture<Long> mayStartAt;
 
-        /** Made once validation passed. */
-        FleetCheckStart(CompletableFuture<?> activeSide) {
+        private final java.util.function.Supplier<CompletableFuture<List<PolicyMessage>>> check;
+
+        /** Made once validation passed; {@code check} starts the check. */
+        FleetCheckStart(CompletableFuture<?> activeSide, java.util.function.Supplier<CompletableFuture<List<PolicyMessage>>> check) {
+            this.check = check;
             long validated = System.nanoTime();
             mayStartAt = activeSide.handle((run, failure) -> Math.max(validated, System.nanoTime()));
         }
 
         /** Starts the check, once; later calls do nothing. */
-        void start(java.util.function.Supplier<CompletableFuture<List<PolicyMessage>>> check) {
+        void start() {
             if (started.isDone()) {
                 return;
             }
