@@ -40,10 +40,12 @@ public class LedgerRollupWriter {
 
     private final TransactionOperations<Connection> tx;
     private final WriterLock writerLock;
+    private final LedgerRollupStore reader;
 
-    LedgerRollupWriter(TransactionOperations<Connection> tx, WriterLock writerLock) {
+    LedgerRollupWriter(TransactionOperations<Connection> tx, WriterLock writerLock, LedgerRollupStore reader) {
         this.tx = tx;
         this.writerLock = writerLock;
+        this.reader = reader;
     }
 
     /**
@@ -73,17 +75,25 @@ public class LedgerRollupWriter {
      * returns how many ids and sequence numbers it moved over (0: nothing new).
      */
     public long advance(int batch) {
+        return advance(batch, () -> { });
+    }
+
+    /** As {@link #advance(int)}, running {@code betweenStatements} after the step is chosen and before it is added (tests). */
+    long advance(int batch, Runnable betweenStatements) {
         return fenced(c -> {
             long[] cursor = cursors(c);
             long entryTo = lastStoredEntry(c, cursor[0], batch);
             Long highest = single(c, new Sql().add("SELECT MAX(ledger_seq) FROM lease"));
+            // Every sequence up to the highest is committed (the writer numbers its commits in order), so
+            // the step may end there; leases that move past it meanwhile are still found (LedgerSource.range)
             long leaseMax = highest == null ? cursor[1] : Math.max(highest, cursor[1]);
             long leaseTo = Math.min(leaseMax, cursor[1] + batch); // at most batch commits' lease entries
             if (entryTo == cursor[0] && leaseTo == cursor[1]) {
                 return 0L;
             }
+            betweenStatements.run();
             execute(c, new Sql().add("MERGE INTO ledger_rollup r USING ("
-                    + sums(LedgerSource.range(cursor[0], entryTo, cursor[1], leaseTo, leaseMax), "1 = 1") + ") x ON ("
+                    + sums(LedgerSource.range(cursor[0], entryTo, cursor[1], leaseTo), "1 = 1") + ") x ON ("
                     + on() + ") WHEN MATCHED THEN UPDATE SET entries = r.entries + x.entries,"
                     + " delta_milli = r.delta_milli + x.delta_milli, delta_offset = r.delta_offset + x.delta_offset"
                     + " WHEN NOT MATCHED THEN INSERT (" + KEY + ", entries, delta_milli, delta_offset) VALUES ("
@@ -132,7 +142,8 @@ public class LedgerRollupWriter {
                 + ") u GROUP BY " + KEY + " ORDER BY " + KEY, fromMs, toMs, fromMs, toMs);
         long[] counts = new long[3];
         List<Difference> first = new ArrayList<>();
-        tx.executeRead(status -> LedgerRollupStore.query(status.getConnection(), sql, rs -> {
+        // one snapshot: the stored rows and the entries up to the cursor, as the worker moves both
+        reader.inOneSnapshot(c -> LedgerRollupStore.query(c, sql, rs -> {
             List<String> key = new ArrayList<>();
             for (int i = 1; i <= 12; i++) {
                 key.add(rs.getString(i));
