@@ -92,6 +92,12 @@ public class LedgerRollupWriter {
                 return 0L;
             }
             betweenStatements.run();
+            // derived rows: lost in a database crash together with the cursor, and added again after it
+            try {
+                DeferredFlush.apply(c);
+            } catch (SQLException e) {
+                throw new IllegalStateException("Writing the ledger's rollup failed: " + e.getMessage(), e);
+            }
             execute(c, new Sql().add("MERGE INTO ledger_rollup r USING ("
                     + sums(LedgerSource.range(cursor[0], entryTo, cursor[1], leaseTo), "1 = 1") + ") x ON ("
                     + on() + ") WHEN MATCHED THEN UPDATE SET entries = r.entries + x.entries,"

@@ -2,6 +2,7 @@ package io.gpupool.telemetry;
 
 import io.gpupool.config.BackgroundPriority;
 import io.gpupool.domain.inventory.NodeAgent;
+import io.gpupool.store.DeferredFlush;
 import io.gpupool.store.WriterLock;
 import io.micronaut.transaction.TransactionOperations;
 import jakarta.annotation.PreDestroy;
@@ -30,9 +31,14 @@ import java.util.function.Consumer;
  * samples — off the inventory's writer: one thread takes whatever reports queued up while it wrote
  * the previous lot and writes them in ONE transaction (multi-row inserts, one presence row per
  * node), so the cost per report falls as the rate rises (group commit). A report's future completes
- * once its rows are committed: an agent is answered only for what is durable. The queue is bounded
+ * once its rows are committed: an agent is answered only for what is committed. The queue is bounded
  * ({@link TelemetrySettings#queueReports()}); a full queue refuses the report with
  * {@link TelemetryBacklog} (429) instead of holding more in memory.
+ *
+ * <p>On PostgreSQL the transaction does not wait for its own WAL flush ({@link DeferredFlush}) unless
+ * {@code gpupool.telemetry.wait-for-flush} is set: "committed" then means visible and atomic, and on
+ * disk with the next flush (within ~600 ms); a crash of the database server in between loses the
+ * samples (a gap, as a missed scrape) and the presence row (the node's next report writes it again).
  */
 @Singleton
 public class TelemetryWriter {
@@ -52,21 +58,24 @@ public class TelemetryWriter {
     private volatile boolean stopping;
 
     private final Consumer<List<Pending>> sink;
+    private final boolean waitForFlush;
 
     @Inject
     TelemetryWriter(TransactionOperations<Connection> tx, WriterLock writerLock, TelemetrySettings settings,
-                    @io.micronaut.context.annotation.Value("${gpupool.telemetry.nice:10}") int nice) {
-        this(tx, writerLock, settings.queueReports(), null, BackgroundPriority.of(nice));
+                    @io.micronaut.context.annotation.Value("${gpupool.telemetry.nice:10}") int nice,
+                    @io.micronaut.context.annotation.Value("${gpupool.telemetry.wait-for-flush:false}") boolean waitForFlush) {
+        this(tx, writerLock, settings.queueReports(), null, BackgroundPriority.of(nice), waitForFlush);
     }
 
     /** With {@code sink} instead of the database (the back-pressure tests hold it). */
     TelemetryWriter(int queueReports, Consumer<List<Pending>> sink) {
-        this(null, null, queueReports, sink, BackgroundPriority.of(0));
+        this(null, null, queueReports, sink, BackgroundPriority.of(0), true);
     }
 
     private TelemetryWriter(TransactionOperations<Connection> tx, WriterLock writerLock, int queueReports,
-                            Consumer<List<Pending>> sink, BackgroundPriority background) {
+                            Consumer<List<Pending>> sink, BackgroundPriority background, boolean waitForFlush) {
         this.tx = tx;
+        this.waitForFlush = waitForFlush;
         this.writerLock = writerLock;
         this.sink = sink != null ? sink : this::write;
         this.queue = new ArrayBlockingQueue<>(queueReports);
@@ -130,6 +139,9 @@ public class TelemetryWriter {
             Connection c = status.getConnection();
             writerLock.confirm(c);
             try {
+                if (!waitForFlush) {
+                    DeferredFlush.apply(c);
+                }
                 insertSamples(c, samples);
                 upsertPresence(c, presence);
             } catch (SQLException e) {
