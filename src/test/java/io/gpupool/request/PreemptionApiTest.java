@@ -7,6 +7,7 @@ import io.gpupool.testing.Api.Reply;
 import io.gpupool.testing.DatabaseTest;
 import io.gpupool.testing.SmallFleet;
 import io.gpupool.testing.TestClock;
+import io.micronaut.context.annotation.Property;
 import io.micronaut.http.client.HttpClient;
 import io.micronaut.http.client.annotation.Client;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
@@ -29,6 +30,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @MicronautTest(transactional = false, rebuildContext = true)
 @DatabaseTest
+// The test runs every pass itself. A pass a commit asks for runs on another thread whenever that gets
+// a core, on a loaded machine possibly after the test has moved the clock on: the likely cause of a
+// RECLAIM seen once under load where this test expects PREEMPT (2026-12-03).
+@Property(name = "gpupool.scheduler.react-to-commits", value = "false")
 class PreemptionApiTest {
     @Inject
     @Client("/")
