@@ -301,12 +301,19 @@ class DecisionsTest {
         decisions.label(h100("gpu-1"), "nvlink", "X", "m");
         decisions.reject(TRAINING_JOB, "X", "m");
         decisions.priority(TRAINING_JOB, 1, false, "X", "m");
+        decisions.quota(TRAINING_JOB, "train-a", "WITHIN_GUARANTEE", null, "X", "m");
+        decisions.preempt(TRAINING_JOB, lease("lease-4", false, 0), 1, "X", "m");
+        decisions.reclaim(lease("lease-5", false, 0), "STALE_HEARTBEAT", 1, "X", "m");
+        decisions.onRuleFiring("Large requests wait");
+        decisions.requireApproval(TRAINING_JOB, "PLATFORM_ADMIN", "X", "m");
 
         assertThat(decisions.recorded()).extracting(Decision::type)
-                .containsExactly("TierAssignment", "ProfileLabel", "AdmissionDecision", "PriorityAssignment");
+                .containsExactly("TierAssignment", "ProfileLabel", "AdmissionDecision", "PriorityAssignment",
+                        "QuotaVerdict", "PreemptionCandidate", "ReclaimOrder", "ApprovalRequirement");
         assertThat(decisions.recorded()).extracting(Decision::key)
-                .containsExactly("gpu-1", "gpu-1/nvlink", "req-7", "req-7");
+                .containsExactly("gpu-1", "gpu-1/nvlink", "req-7", "req-7", "req-7/train-a/*", "req-7/lease-4",
+                        "lease-5/STALE_HEARTBEAT", "req-7/Large requests wait");
         assertThat(decisions.recorded()).extracting(Decision::subject)
-                .containsExactly("gpu-1", "gpu-1", "req-7", "req-7");
+                .containsExactly("gpu-1", "gpu-1", "req-7", "req-7", "req-7", "lease-4", "lease-5", "req-7");
     }
 }
