@@ -45,16 +45,17 @@ class DrlRulesTest {
             end
             """;
 
-    private static final DrlRules PARSED = DrlRules.parse(FILE, RECLAMATION);
+    // Parsed per test, not once per class: a mutation tester swaps DrlRules' code between tests.
+    private final DrlRules parsed = DrlRules.parse(FILE, RECLAMATION);
 
     @Test
     void everyRuleIsFoundWithItsNameLineAndExactText() {
-        assertThat(PARSED.packageName()).isEqualTo("io.gpupool.rules.reclamation");
-        assertThat(PARSED.file()).isEqualTo(FILE);
-        assertThat(PARSED.rules()).extracting(DrlRules.Rule::name)
+        assertThat(parsed.packageName()).isEqualTo("io.gpupool.rules.reclamation");
+        assertThat(parsed.file()).isEqualTo(FILE);
+        assertThat(parsed.rules()).extracting(DrlRules.Rule::name)
                 .containsExactly("Stale heartbeat is reclaimed", "Expired TTL is reclaimed", "Idle for an hour is reclaimed");
-        assertThat(PARSED.rules()).extracting(DrlRules.Rule::line).containsExactly(7, 16, 22);
-        DrlRules.Rule stale = PARSED.rules().get(0);
+        assertThat(parsed.rules()).extracting(DrlRules.Rule::line).containsExactly(7, 16, 22);
+        DrlRules.Rule stale = parsed.rules().get(0);
         assertThat(stale.text()).startsWith("rule \"Stale heartbeat is reclaimed\"").endsWith("end")
                 .contains("rule end\");");
         assertThat(RECLAMATION.substring(stale.start(), stale.end())).isEqualTo(stale.text());
@@ -62,7 +63,7 @@ class DrlRulesTest {
 
     @Test
     void cuttingARuleTakesItsCommentAboveAndTheBlankLineAfterAlong() {
-        String without = PARSED.without(Set.of("Stale heartbeat is reclaimed"));
+        String without = parsed.without(Set.of("Stale heartbeat is reclaimed"));
 
         assertThat(without).isEqualTo("""
                 package io.gpupool.rules.reclamation;
@@ -89,7 +90,7 @@ class DrlRulesTest {
 
     @Test
     void aCommentOfSeveralLinesGoesWithItsRuleAndARuleWithoutABlankLineAfterLeavesTheNextOneInPlace() {
-        String without = PARSED.without(Set.of("Expired TTL is reclaimed"));
+        String without = parsed.without(Set.of("Expired TTL is reclaimed"));
 
         assertThat(without).doesNotContain("TTLs are hard limits", "Nobody extends", "TTL_EXPIRED")
                 .contains("""
@@ -102,7 +103,7 @@ class DrlRulesTest {
 
     @Test
     void theLastRuleIsCutToTheEndOfTheFile() {
-        String without = PARSED.without(Set.of("Idle for an hour is reclaimed"));
+        String without = parsed.without(Set.of("Idle for an hour is reclaimed"));
 
         assertThat(without).endsWith("""
                     decisions.reclaim($l, "TTL_EXPIRED", 20, "TTL", "expired");
@@ -113,8 +114,8 @@ class DrlRulesTest {
 
     @Test
     void cuttingEveryRuleLeavesTheHeaderAndCuttingNoneChangesNothing() {
-        String none = PARSED.without(Set.of("A rule the file does not have"));
-        String all = PARSED.without(Set.of("Stale heartbeat is reclaimed", "Expired TTL is reclaimed",
+        String none = parsed.without(Set.of("A rule the file does not have"));
+        String all = parsed.without(Set.of("Stale heartbeat is reclaimed", "Expired TTL is reclaimed",
                 "Idle for an hour is reclaimed"));
 
         assertThat(none).isEqualTo(RECLAMATION);
@@ -186,6 +187,6 @@ class DrlRulesTest {
 
     @Test
     void theRulesOfAParsedFileCannotBeChanged() {
-        assertThatThrownBy(() -> PARSED.rules().clear()).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> parsed.rules().clear()).isInstanceOf(UnsupportedOperationException.class);
     }
 }

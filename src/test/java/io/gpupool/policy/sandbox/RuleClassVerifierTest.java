@@ -267,6 +267,29 @@ class RuleClassVerifierTest {
     }
 
     @Test
+    void aStringConcatenationIsCheckedByTheConstantsItCarries() {
+        Handle concat = new Handle(Opcodes.H_INVOKESTATIC, "java/lang/invoke/StringConcatFactory", "makeConcatWithConstants",
+                "()Ljava/lang/invoke/CallSite;", false);
+
+        assertThat(verify(consequence(m -> {
+            m.visitInvokeDynamicInsn("makeConcatWithConstants", "(J)Ljava/lang/String;", concat, "idle for \u0001 s");
+            m.visitInvokeDynamicInsn("makeConcatWithConstants", "()Ljava/lang/String;", concat,
+                    Type.getObjectType("java/lang/Thread"));
+        }))).containsExactly(refused("java.lang.Thread.class",
+                "threads (and streams, which may start them) are not reachable from rules"));
+    }
+
+    @Test
+    void aMemberNoneOfADeclaredTypesAncestorsHasIsRefused() {
+        String rootless = PKG + "Rootless";
+        Map<String, byte[]> classes = new LinkedHashMap<>(consequence(m ->
+                m.visitMethodInsn(Opcodes.INVOKEVIRTUAL, rootless, "vanish", "()V", false)));
+        classes.put(rootless, type(rootless, null, null, w -> { }));
+
+        assertThat(verify(classes)).containsExactly(refused("io.gpupool.rules.hostile.Rootless.vanish()V", "no such member"));
+    }
+
+    @Test
     void anUnknownBootstrapIsRefused() {
         Handle objectMethods = new Handle(Opcodes.H_INVOKESTATIC, "java/lang/runtime/ObjectMethods", "bootstrap",
                 "()Ljava/lang/Object;", false);

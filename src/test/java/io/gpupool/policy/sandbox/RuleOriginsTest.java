@@ -102,50 +102,51 @@ class RuleOriginsTest {
         return classes;
     }
 
-    private static final RuleOrigins ORIGINS = RuleOrigins.of(generated());
+    // Built per test, not once per class: a mutation tester swaps RuleOrigins' code between tests.
+    private final RuleOrigins origins = RuleOrigins.of(generated());
 
     @Test
     void aLambdaClassComesFromTheRuleWhoseBuildingMethodUsesIt() {
-        assertThat(ORIGINS.of(IDLE_LAMBDA, "test")).containsExactly("rule \"Idle for an hour is reclaimed\"");
-        assertThat(ORIGINS.of(STALE_LAMBDA, "execute")).containsExactly("rule \"Stale heartbeat is reclaimed\"");
+        assertThat(origins.of(IDLE_LAMBDA, "test")).containsExactly("rule \"Idle for an hour is reclaimed\"");
+        assertThat(origins.of(STALE_LAMBDA, "execute")).containsExactly("rule \"Stale heartbeat is reclaimed\"");
     }
 
     @Test
     void aLambdaClassSharedByTwoRulesNamesBothInOrder() {
-        assertThat(ORIGINS.of(SHARED_LAMBDA, "apply"))
+        assertThat(origins.of(SHARED_LAMBDA, "apply"))
                 .containsExactly("rule \"Idle for an hour is reclaimed\"", "rule \"Stale heartbeat is reclaimed\"");
     }
 
     @Test
     void aNestedClassOfALambdaClassComesFromTheSameRule() {
-        assertThat(ORIGINS.of(IDLE_LAMBDA + "$1", "test")).containsExactly("rule \"Idle for an hour is reclaimed\"");
+        assertThat(origins.of(IDLE_LAMBDA + "$1", "test")).containsExactly("rule \"Idle for an hour is reclaimed\"");
     }
 
     @Test
     void aQueryIsNamedByItsMethod() {
-        assertThat(ORIGINS.of(QUERY_LAMBDA, "test")).containsExactly("query idleLeases");
-        assertThat(ORIGINS.of(RULES, "query_idleLeases")).containsExactly("query idleLeases");
+        assertThat(origins.of(QUERY_LAMBDA, "test")).containsExactly("query idleLeases");
+        assertThat(origins.of(RULES, "query_idleLeases")).containsExactly("query idleLeases");
     }
 
     @Test
     void aPublicStaticMethodOfTheRulesClassIsAFunctionButNotOneOfItsRuleMethodsClasses() {
-        assertThat(ORIGINS.of(RULES, "isLongIdle")).containsExactly("function isLongIdle");
-        assertThat(ORIGINS.of(RULES, "helper")).isEmpty();
-        assertThat(ORIGINS.of(RULES, "<clinit>")).isEmpty();
-        assertThat(ORIGINS.of(RULE_METHODS, "notARule")).isEmpty();
+        assertThat(origins.of(RULES, "isLongIdle")).containsExactly("function isLongIdle");
+        assertThat(origins.of(RULES, "helper")).isEmpty();
+        assertThat(origins.of(RULES, "<clinit>")).isEmpty();
+        assertThat(origins.of(RULE_METHODS, "notARule")).isEmpty();
     }
 
     @Test
     void theRuleBuildingMethodAndItsOwnLambdasComeFromTheirRule() {
-        assertThat(ORIGINS.of(RULE_METHODS, "rule_Idle")).containsExactly("rule \"Idle for an hour is reclaimed\"");
-        assertThat(ORIGINS.of(RULE_METHODS, "lambda$rule_Idle$0")).containsExactly("rule \"Idle for an hour is reclaimed\"");
-        assertThat(ORIGINS.of(RULE_METHODS, "rule_Stale")).containsExactly("rule \"Stale heartbeat is reclaimed\"");
+        assertThat(origins.of(RULE_METHODS, "rule_Idle")).containsExactly("rule \"Idle for an hour is reclaimed\"");
+        assertThat(origins.of(RULE_METHODS, "lambda$rule_Idle$0")).containsExactly("rule \"Idle for an hour is reclaimed\"");
+        assertThat(origins.of(RULE_METHODS, "rule_Stale")).containsExactly("rule \"Stale heartbeat is reclaimed\"");
     }
 
     @Test
     void aClassNoRuleUsesHasNoOrigin() {
-        assertThat(ORIGINS.of(PKG + "LambdaUnclaimed5B", "test")).isEmpty();
-        assertThat(ORIGINS.of("java/lang/String", "length")).isEmpty();
+        assertThat(origins.of(PKG + "LambdaUnclaimed5B", "test")).isEmpty();
+        assertThat(origins.of("java/lang/String", "length")).isEmpty();
     }
 
     @Test
@@ -174,7 +175,7 @@ class RuleOriginsTest {
                 new StackTraceElement(IDLE_LAMBDA.replace('/', '.'), "test", null, 1)};
         Set<String> generated = generated().keySet();
 
-        assertThat(ORIGINS.of(trace, generated)).containsExactly("rule \"Stale heartbeat is reclaimed\"");
+        assertThat(origins.of(trace, generated)).containsExactly("rule \"Stale heartbeat is reclaimed\"");
     }
 
     @Test
@@ -183,7 +184,7 @@ class RuleOriginsTest {
                 new StackTraceElement(STALE_LAMBDA.replace('/', '.'), "execute", null, 1),
                 new StackTraceElement("org.drools.core.Agenda", "fire", null, 1)};
 
-        assertThat(ORIGINS.of(trace, Set.of(IDLE_LAMBDA))).isEmpty();
-        assertThat(ORIGINS.of(new StackTraceElement[0], generated().keySet())).isEmpty();
+        assertThat(origins.of(trace, Set.of(IDLE_LAMBDA))).isEmpty();
+        assertThat(origins.of(new StackTraceElement[0], generated().keySet())).isEmpty();
     }
 }
