@@ -94,6 +94,13 @@ class RuleSetFilesTest {
     }
 
     @Test
+    void aFolderNamedLikeARuleFileIsWalkedIntoNotReadAsOne() throws IOException {
+        write("archive.drl/tiers.drl", "package io.gpupool.rules.archive;\n");
+
+        assertThat(RuleSetFiles.fromDirectory(folder, "v1").files()).containsOnlyKeys("archive.drl/tiers.drl");
+    }
+
+    @Test
     void aManifestInASubfolderIsNotTheSetsManifest() throws IOException {
         write("quota/policy.yaml", "extends: default\n");
 
