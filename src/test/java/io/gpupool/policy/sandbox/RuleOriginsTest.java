@@ -29,6 +29,9 @@ class RuleOriginsTest {
     private static final String STALE_LAMBDA = PKG + "LambdaConsequence2E";
     private static final String SHARED_LAMBDA = PKG + "LambdaExtractor3D";
     private static final String QUERY_LAMBDA = PKG + "LambdaPredicate4C";
+    private static final String HANDLE_LAMBDA = PKG + "LambdaFunction6A";
+    private static final String POOL_QUERY_LAMBDA = PKG + "LambdaPredicate7F";
+    private static final String QUERY_METHODS = PKG + "RulesA1B2QueryMethods";
     private static final String D = "org/drools/modelcompiler/dsl/pattern/D";
     private static final Handle METAFACTORY = new Handle(Opcodes.H_INVOKESTATIC, "java/lang/invoke/LambdaMetafactory",
             "metafactory", "()V", false);
@@ -73,6 +76,16 @@ class RuleOriginsTest {
                 m.visitInsn(Opcodes.POP);
             });
         }));
+        classes.put(QUERY_METHODS, type(QUERY_METHODS, w -> method(w, Opcodes.ACC_PUBLIC | Opcodes.ACC_STATIC,
+                "buildQueries", m -> {
+                    m.visitLdcInsn("io.gpupool.rules.reclamation");
+                    m.visitLdcInsn("leasesOfAPool");
+                    m.visitMethodInsn(Opcodes.INVOKESTATIC, D, "query", "(Ljava/lang/String;Ljava/lang/String;)Ljava/lang/Object;",
+                            false);
+                    m.visitInsn(Opcodes.POP);
+                    m.visitTypeInsn(Opcodes.NEW, POOL_QUERY_LAMBDA);
+                    m.visitInsn(Opcodes.POP);
+                })));
         classes.put(RULE_METHODS, type(RULE_METHODS, w -> {
             method(w, Opcodes.ACC_PUBLIC | Opcodes.ACC_STATIC, "rule_Idle", m -> {
                 declareRule(m, "Idle for an hour is reclaimed");
@@ -83,6 +96,9 @@ class RuleOriginsTest {
                 m.visitInvokeDynamicInsn("test", "()Ljava/util/function/Predicate;", METAFACTORY,
                         Type.getType("()Z"), new Handle(Opcodes.H_INVOKESTATIC, RULE_METHODS, "lambda$rule_Idle$0", "()Z", false),
                         Type.getType("()Z"));
+                m.visitInsn(Opcodes.POP);
+                m.visitInvokeDynamicInsn("apply", "()Ljava/util/function/Function;", METAFACTORY,
+                        new Handle(Opcodes.H_INVOKESTATIC, HANDLE_LAMBDA, "apply", "()V", false));
                 m.visitInsn(Opcodes.POP);
             });
             method(w, Opcodes.ACC_PUBLIC | Opcodes.ACC_STATIC, "rule_Stale", m -> {
@@ -96,7 +112,8 @@ class RuleOriginsTest {
                 m.visitInsn(Opcodes.POP);
             });
         }));
-        for (String lambda : List.of(IDLE_LAMBDA, STALE_LAMBDA, SHARED_LAMBDA, QUERY_LAMBDA, PKG + "LambdaUnclaimed5B")) {
+        for (String lambda : List.of(IDLE_LAMBDA, STALE_LAMBDA, SHARED_LAMBDA, QUERY_LAMBDA, PKG + "LambdaUnclaimed5B",
+                HANDLE_LAMBDA, POOL_QUERY_LAMBDA)) {
             classes.put(lambda, type(lambda, w -> { }));
         }
         return classes;
@@ -120,6 +137,16 @@ class RuleOriginsTest {
     @Test
     void aNestedClassOfALambdaClassComesFromTheSameRule() {
         assertThat(origins.of(IDLE_LAMBDA + "$1", "test")).containsExactly("rule \"Idle for an hour is reclaimed\"");
+    }
+
+    @Test
+    void aLambdaClassReachedOnlyThroughAMethodHandleComesFromTheRuleThatMakesTheHandle() {
+        assertThat(origins.of(HANDLE_LAMBDA, "apply")).containsExactly("rule \"Idle for an hour is reclaimed\"");
+    }
+
+    @Test
+    void aQueryBuiltOutsideAQueryMethodIsNamedByTheNameItIsGiven() {
+        assertThat(origins.of(POOL_QUERY_LAMBDA, "test")).containsExactly("query leasesOfAPool");
     }
 
     @Test
