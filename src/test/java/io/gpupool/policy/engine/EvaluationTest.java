@@ -195,6 +195,24 @@ class EvaluationTest {
     }
 
     @Test
+    void aLeaseProposedTwiceWithTheSameKeyKeepsTheFirstRulesCandidate() {
+        PreemptionCandidate first = new PreemptionCandidate("r1", "lease-a", "train-a", "ads", null, 1000, 5,
+                "Lower priority is preempted", "v3", "LOWER", "m");
+        PreemptionCandidate second = new PreemptionCandidate("r1", "lease-a", "train-a", "ads", null, 1000, 5,
+                "Borrowed leases go first", "v3", "BORROWED", "m");
+
+        assertThat(of(first, second).preemptionPlan("r1")).containsExactly(first);
+    }
+
+    @Test
+    void aLeaseOrderedBackTwiceAtTheSameOrderKeepsTheFirstCause() {
+        ReclaimOrder idle = reclaim("lease-a", ReclaimCause.IDLE, 10);
+        ReclaimOrder stale = reclaim("lease-a", ReclaimCause.STALE_HEARTBEAT, 10);
+
+        assertThat(of(idle, stale).reclaimPlan()).containsExactly(idle);
+    }
+
+    @Test
     void leasesWithTheSameOrderKeyArePlannedByLeaseId() {
         Evaluation e = of(candidate("r1", "lease-z", "train-a", null, 1000, 5),
                 candidate("r1", "lease-m", "train-a", null, 1000, 5),

@@ -4,10 +4,17 @@ import io.gpupool.policy.engine.PolicyMessage.Severity;
 import io.gpupool.policy.engine.PolicyMessage.Stage;
 import io.gpupool.policy.engine.RuleSources.Position;
 import io.gpupool.policy.ruleset.RuleSet;
+import io.gpupool.policy.sandbox.RuleClassViolation;
+import io.gpupool.policy.sandbox.RuleOrigins;
+import io.gpupool.policy.sandbox.RuleSandbox;
+import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -157,6 +164,63 @@ class RuleSourcesTest {
 
         assertThat(SOURCES.locate(List.of(located, warning, noColon, nowhere)))
                 .containsExactly(located, warning, noColon, nowhere);
+    }
+
+    @Test
+    void aOneCharacterExpressionAtTheEndOfALineIsInItsOwnColumn() {
+        assertThat(SOURCES.occurrence(")")).contains(new Position("queries/queries.drl", 6, 40));
+    }
+
+    @Test
+    void anErrorThatIsOnlyTheQuotedExpressionAfterAColonIsLocatedToo() {
+        PolicyMessage bare = PolicyMessage.error(Stage.COMPILE, null, 0, 0, ": idleSeconds > 3600");
+
+        assertThat(SOURCES.locate(List.of(bare))).singleElement().extracting(PolicyMessage::line).isEqualTo(6);
+    }
+
+    private static RuleSandbox.Secured secured(RuleOrigins origins, RuleClassViolation... violations) {
+        return new RuleSandbox.Secured(List.of(violations), origins, Set.of());
+    }
+
+    @Test
+    void aRefusalInAFunctionPointsAtTheFunctionsDeclaration() {
+        ClassWriter writer = new ClassWriter(0);
+        writer.visit(Opcodes.V17, Opcodes.ACC_PUBLIC, "io/gpupool/rules/tiering/RulesF00", null, "java/lang/Object", null);
+        MethodVisitor m = writer.visitMethod(Opcodes.ACC_PUBLIC | Opcodes.ACC_STATIC, "isHopper", "()V", null, null);
+        m.visitCode();
+        m.visitInsn(Opcodes.RETURN);
+        m.visitMaxs(1, 1);
+        m.visitEnd();
+        writer.visitEnd();
+        RuleOrigins origins = RuleOrigins.of(Map.of("io/gpupool/rules/tiering/RulesF00", writer.toByteArray()));
+
+        List<PolicyMessage> refusals = SOURCES.refusals(secured(origins, new RuleClassViolation(
+                "io/gpupool/rules/tiering/RulesF00", "isHopper", "java.lang.System.exit(I)V", "the JVM is not reachable")));
+
+        assertThat(refusals).containsExactly(new PolicyMessage(Stage.SANDBOX, Severity.ERROR, "tiering/tiers.drl", 10, 1,
+                "function isHopper uses java.lang.System.exit(I)V: the JVM is not reachable"));
+    }
+
+    @Test
+    void aRefusalInADeclaredTypePointsAtItsDeclaration() {
+        List<PolicyMessage> refusals = SOURCES.refusals(secured(RuleOrigins.of(Map.of()), new RuleClassViolation(
+                "io/gpupool/rules/tiering/Hot", "(class)", "extends java.util.Timer", "may extend only Object")));
+
+        assertThat(refusals).containsExactly(new PolicyMessage(Stage.SANDBOX, Severity.ERROR, "tiering/tiers.drl", 6, 1,
+                "declare Hot uses extends java.util.Timer: may extend only Object"));
+    }
+
+    @Test
+    void aRefusalNoDeclarationExplainsIsTheRuleSetsAndEachIsReportedOnce() {
+        RuleClassViolation exit = new RuleClassViolation("io/gpupool/rules/tiering/LambdaConsequence9", "execute",
+                "java.lang.System.exit(I)V", "the JVM is not reachable");
+
+        List<PolicyMessage> refusals = SOURCES.refusals(secured(RuleOrigins.of(Map.of()), exit, exit,
+                new RuleClassViolation("io/gpupool/rules/tiering/LambdaConsequence9", "apply", "java.lang.System.exit(I)V",
+                        "the JVM is not reachable")));
+
+        assertThat(refusals).containsExactly(new PolicyMessage(Stage.SANDBOX, Severity.ERROR, null, 0, 0,
+                "generated code of the rule set uses java.lang.System.exit(I)V: the JVM is not reachable"));
     }
 
     @Test
