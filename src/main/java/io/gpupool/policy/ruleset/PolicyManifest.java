@@ -49,7 +49,10 @@ public record PolicyManifest(String base, Set<String> replaceFiles, Set<String> 
         }
         Object root;
         try {
-            root = YAML.readValue(text, Object.class);
+            // Through the tree: a manifest of comments alone is valid YAML without content (readValue
+            // would throw "No content to map"), and is reported as the empty file it is.
+            com.fasterxml.jackson.databind.JsonNode tree = YAML.readTree(text);
+            root = tree == null || tree.isMissingNode() ? null : YAML.treeToValue(tree, Object.class);
         } catch (JacksonException e) {
             int line = e.getLocation() == null ? 1 : e.getLocation().getLineNr();
             throw LayeringException.malformedManifest(List.of(FILE + ":" + line + ": not valid YAML: " + e.getOriginalMessage()));

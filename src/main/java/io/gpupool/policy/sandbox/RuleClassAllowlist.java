@@ -138,8 +138,9 @@ final class RuleClassAllowlist {
     /** A sentence for the refusal, by what the reference would reach. */
     static String category(String reference) {
         String r = reference;
+        // "java/lang/Class." and not "java/lang/Class": ClassLoader and ClassValue are not reflection.
         if (r.startsWith("java/lang/reflect/") || r.startsWith("java/lang/Class.") || r.startsWith("java/lang/invoke/")
-                || r.endsWith(".getClass") || r.startsWith("java/lang/Class")) {
+                || r.endsWith(".getClass")) {
             return "reflection and method handles are not reachable from rules";
         }
         if (r.startsWith("java/lang/ClassLoader") || r.startsWith("java/lang/Module") || r.startsWith("java/util/ServiceLoader")
@@ -187,15 +188,17 @@ final class RuleClassAllowlist {
                 || r.endsWith(".random") || r.endsWith(".shuffle") || r.startsWith("java/util/UUID")) {
             return "clocks and randomness are not available to rules (use the facts' ages: decisions must replay the same)";
         }
-        if (r.endsWith(".repeat") || r.endsWith(".nCopies") || r.endsWith(".<init>") || r.endsWith(".ensureCapacity")
-                || r.endsWith(".setLength") || r.contains(".copyOf")) {
-            return r + " is not available to rules (a capacity or size argument could allocate unbounded memory)";
-        }
+        // Before the capacity check, whose ".<init>" would otherwise explain a fact or an engine object
+        // made by rule code as an allocation risk.
         if (r.startsWith("org/drools/") || r.startsWith("org/kie/")) {
             return "the rule engine's internals are not reachable from rules";
         }
         if (r.startsWith("io/gpupool/")) {
             return "only the policy facts and the decision API are reachable from rules";
+        }
+        if (r.endsWith(".repeat") || r.endsWith(".nCopies") || r.endsWith(".<init>") || r.endsWith(".ensureCapacity")
+                || r.endsWith(".setLength") || r.contains(".copyOf")) {
+            return r + " is not available to rules (a capacity or size argument could allocate unbounded memory)";
         }
         return "it is not on the rules' allowlist (the fact model, the decision API, java.lang strings, math and boxing, "
                 + "java.util collections, java.time)";

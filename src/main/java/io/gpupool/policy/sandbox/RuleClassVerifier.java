@@ -122,8 +122,13 @@ public final class RuleClassVerifier {
                             case Opcodes.H_PUTFIELD -> Use.PUT_FIELD;
                             default -> Use.CALL_INSTANCE;
                         };
-                        if (use == Use.PUT_STATIC || use == Use.PUT_FIELD && !own.containsKey(h.getOwner())) {
+                        if (use == Use.PUT_STATIC) {
                             refuse(methodName, h.getOwner() + "." + h.getName(), "static mutable state is not allowed in rules");
+                            return;
+                        }
+                        if (use == Use.PUT_FIELD && !own.containsKey(h.getOwner())) {
+                            refuse(methodName, h.getOwner() + "." + h.getName(),
+                                    "rules may not change the fields of objects they did not declare");
                             return;
                         }
                         member(h.getOwner(), h.getName(), h.getDesc(), use);
@@ -207,7 +212,7 @@ public final class RuleClassVerifier {
                     @Override
                     public void visitTryCatchBlock(Label start, Label end, Label handler, String type) {
                         if (RuleClassAllowlist.neverCaught(type)) {
-                            refuse(methodName, type == null ? "finally / catch-all" : "catch " + type,
+                            refuse(methodName, type == null ? "finally or catch-all" : "catch " + type,
                                     "rules may not catch Throwable or Error, nor use finally: it could swallow the evaluation budget");
                         }
                     }
