@@ -28,7 +28,7 @@ import java.util.stream.Stream;
  * class path, in a session of its own, at nice 19 in an autogroup of its own at nice 19 (the kernel
  * weighs a session's group against the service's group, so the child's threads, all of them, yield
  * to the lease path's), with a bounded heap ({@code gpupool.replay.child-heap}), the serial
- * collector and one processor's worth of compiler threads. Without {@code setsid}, {@code nice} or
+ * collector and the fewest compiler threads. Without {@code setsid}, {@code nice} or
  * {@code sh} (not Linux) the child runs at the service's priority, and the service says so once.
  * See docs/policy-replay.md, "How a job runs".
  */
@@ -89,12 +89,15 @@ final class ReplayChildProcess {
     List<String> command(Path dir) {
         List<String> command = new ArrayList<>(lowering);
         command.addAll(List.of(javaCommand, "-Xmx" + heap,
-                // One processor's worth of everything the JVM sizes by cores: compiler threads (1 C1 + 1 C2),
-                // the common pool; the serial collector has no GC threads at all. The child is a batch job of
-                // minutes at the lowest priority: it needs no parallelism, and each thread it does not start
-                // is one fewer the kernel must hold back from the lease path.
-                "-XX:ActiveProcessorCount=1", "-XX:+UseSerialGC",
-                "-XX:+ExitOnOutOfMemoryError", // a heap over its bound ends the job FAILED, with the reason on stderr
+                // The fewest threads the JVM allows: the serial collector has no collector threads (a young
+                // collection stops only the child), two compiler threads (one C1, one C2: the least with tiered
+                // compiling; by default there are more the more cores), a common pool of one. The child is a batch
+                // job at the lowest priority: it needs no parallelism, and each thread it does not start is one
+                // fewer the kernel must hold back from the lease path. Not -XX:ActiveProcessorCount=1: the CPU
+                // budget reads the machine's cores from the JVM to weigh the job's own use against /proc/stat.
+                "-XX:+UseSerialGC", "-XX:CICompilerCount=2", "-Djava.util.concurrent.ForkJoinPool.common.parallelism=1",
+                "-XX:+ExitOnOutOfMemoryError", // a heap over its bound ends the job FAILED (exit status 3)
+                "-XX:+DisplayVMOutputToStderr", // the JVM's own messages ("Terminating due to …") where the reason is read from
                 "-Djava.awt.headless=true", "-cp", classPath, ReplayChildMain.class.getName(), dir.toString()));
         return command;
     }
@@ -130,8 +133,8 @@ final class ReplayChildProcess {
                 }
                 String tail = tail(stderr);
                 LOG.warn("Replay child {} ended with exit status {}: {}", child.pid(), status, tail);
-                throw new Failed("The replay's process ended with exit status " + status + (status > 128 ? " (killed by signal "
-                        + (status - 128) + ")" : "") + " and kept nothing" + (tail.isEmpty() ? "" : ": " + tail));
+                throw new Failed("The replay's process ended with exit status " + status + why(status) + " and kept nothing"
+                        + (tail.isEmpty() ? "" : ": " + tail));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 kill(child);
@@ -145,6 +148,13 @@ final class ReplayChildProcess {
         } finally {
             delete(dir);
         }
+    }
+
+    private String why(int status) {
+        if (status == 3) {
+            return " (out of heap: gpupool.replay.child-heap is " + heap + ")";
+        }
+        return status > 128 ? " (killed by signal " + (status - 128) + ")" : "";
     }
 
     private static void readProgress(Process child, PolicyReplay.Progress progress) throws IOException {

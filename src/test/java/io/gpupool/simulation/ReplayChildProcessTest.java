@@ -34,6 +34,10 @@ class ReplayChildProcessTest {
     @TempDir
     Path workDir;
 
+    /** Coarse intervals, a few thousand ticks for the example day: the child's JVM start costs enough on a loaded machine. */
+    static final io.gpupool.request.scheduling.SimulatedScheduler.Settings COARSE = new io.gpupool.request.scheduling.SimulatedScheduler.Settings(
+            Duration.ofSeconds(30), Duration.ofMinutes(5), Duration.ofMinutes(1), 32, Duration.ofSeconds(30), UnbudgetedSettings.DEFAULTS.passBudget());
+
     /** The first {@code requests} of the example day on the example fleet, under the default and inference-first policies, priced. */
     static ReplayJobs.Prepared exampleDay(int requests) throws Exception {
         List<String> lines = Files.readAllLines(Path.of("policies-examples/workload/example-day.csv"));
@@ -41,7 +45,7 @@ class ReplayChildProcessTest {
         PoolSnapshot fleet = FleetImporter.applied(PoolSnapshot.empty(), Files.readString(Path.of("policies-examples/fleet/enterprise-fleet.yaml")));
         return new ReplayJobs.Prepared(fleet, WorkloadCsv.parse("workload", csv, null),
                 List.of(RuleSetPolicies.load("default"), RuleSetPolicies.load("policies-examples/inference-first")),
-                UnbudgetedSettings.DEFAULTS, Duration.ofMinutes(10), new ReplayPricing(PriceFile.parse("prices",
+                COARSE, Duration.ofMinutes(10), new ReplayPricing(PriceFile.parse("prices",
                 Files.readString(Path.of("policies-examples/prices/example-prices.json"))), AccountingSettings.IdlePayer.USERS));
     }
 
@@ -119,17 +123,6 @@ class ReplayChildProcessTest {
         for (ProcessHandle p : tree) {
             assertThat(p.onExit().get(10, TimeUnit.SECONDS).isAlive()).as("process " + p.pid()).isFalse();
         }
-        assertThat(ChildProcesses.replayChildren()).isEmpty();
-    }
-
-    @Test
-    void aChildThatRunsOutOfHeapEndsFailedSayingSo() throws Exception {
-        ReplayJobs.Prepared prepared = exampleDay(20);
-
-        assertThatThrownBy(() -> new ReplayChildProcess(workDir, "12m").run(prepared, EvaluationLimits.DEFAULT, 1.0, 1.0,
-                (r, runs, label, done) -> { }, p -> { }))
-                .isInstanceOf(ReplayChildProcess.Failed.class)
-                .hasMessageContaining("exit status 3").hasMessageContaining("OutOfMemoryError");
         assertThat(ChildProcesses.replayChildren()).isEmpty();
     }
 

@@ -58,7 +58,8 @@ class ReplayJobInChildProcessApiTest {
     }
 
     private String submit(int requests) throws Exception {
-        Reply submitted = api.post("/api/v1/policies/replay", Map.of("workload", exampleDay(requests), "policies", List.of("active", "1")), ADMIN);
+        Reply submitted = api.post("/api/v1/policies/replay", Map.of("workload", exampleDay(requests), "policies", List.of("active", "1"),
+                "settings", Map.of("passEvery", "1m", "sweepEvery", "5m")), ADMIN); // few ticks: the child's JVM start is the cost
         assertThat(submitted.status()).as(submitted.body().toString()).isEqualTo(202);
         return submitted.body().get("id").asText();
     }
@@ -104,7 +105,7 @@ class ReplayJobInChildProcessApiTest {
 
         assertThat(job.body().get("state").asText()).as(job.body().toString()).isEqualTo("DONE");
         ReplayJobs.Outcome inService = ReplayJobs.replay(engine, jobs.prepare(new ReplayAsk(null, exampleDay(40), null, null,
-                List.of("active", "1"), null, null)), (run, runs, label, done) -> { }, () -> false);
+                List.of("active", "1"), null, new ReplayAsk.Settings("5m", "1m", null))), (run, runs, label, done) -> { }, () -> false);
         assertThat(job.body().get("files")).extracting(f -> f.asText()).containsExactlyElementsOf(inService.files().keySet());
         for (Map.Entry<String, byte[]> file : inService.files().entrySet()) {
             byte[] served = client.toBlocking().retrieve(HttpRequest.GET("/api/v1/policies/replay/" + id + "/files/" + file.getKey())
@@ -138,8 +139,8 @@ class ReplayJobInChildProcessApiTest {
 
         assertThat(job.status()).isEqualTo(200);
         assertThat(job.body().get("state").asText()).as(job.body().toString()).isEqualTo("FAILED");
-        assertThat(job.body().get("error").asText()).contains("The replay's process ended with exit status 3")
-                .contains("OutOfMemoryError");
+        assertThat(job.body().get("error").asText()).contains("The replay's process ended with exit status 3 (out of heap: "
+                + "gpupool.replay.child-heap is 12m)").contains("OutOfMemoryError");
         assertThat(job.body().get("files")).isEmpty();
         awaitNoChild();
     }
