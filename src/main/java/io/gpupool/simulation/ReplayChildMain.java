@@ -15,12 +15,15 @@ import java.util.concurrent.CancellationException;
  * directory the service wrote ({@link ReplayJobFiles}), replays it with the same code an in-service
  * job runs ({@link ReplayJobs#replay}), and writes the result beside its inputs. It reports progress
  * as {@value #PROGRESS} lines on stdout (everything else it would print goes to stderr), exits 0 with
- * a whole result, 1 when the replay failed (the reason is on stderr), and stops at once when its
+ * a whole result, 1 when the replay failed (after a {@value #FAILED} line with the reason, its stack
+ * on stderr), and stops at once when its
  * standard input closes: the service that started it is gone, and nobody will read the result.
  */
 public final class ReplayChildMain {
     /** The first word of a progress line: {@code gpupool-replay-progress <run> <runs> <done 0..1> <label>}. */
     static final String PROGRESS = "gpupool-replay-progress";
+    /** The first word of the line saying why the replay failed ({@code gpupool-replay-failed <exception>}), before exit status 1. */
+    static final String FAILED = "gpupool-replay-failed";
     /** Exit status of a child whose service went away. */
     static final int ORPHANED = 4; // not 3: -XX:+ExitOnOutOfMemoryError exits with 3
 
@@ -47,7 +50,8 @@ public final class ReplayChildMain {
             System.exit(0);
         } catch (IOException | RuntimeException e) {
             e.printStackTrace();
-            System.err.println("replay failed: " + e);
+            progress.println(FAILED + " " + e.toString().replace('\n', ' ').replace('\r', ' '));
+            progress.flush();
             System.exit(1);
         }
     }

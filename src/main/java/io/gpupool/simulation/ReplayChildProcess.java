@@ -123,13 +123,17 @@ final class ReplayChildProcess {
             running.add(child);
             try {
                 started.accept(child);
-                readProgress(child, progress);
+                String failure = readProgress(child, progress);
                 int status = child.waitFor();
                 if (status == 0) {
                     java.util.Optional<ReplayJobs.Outcome> outcome = ReplayJobFiles.readResult(dir);
                     if (outcome.isPresent()) {
                         return outcome.get();
                     }
+                }
+                if (status == 1 && failure != null) { // the replay itself failed: said as an in-service job says it
+                    LOG.warn("Replay child {} failed: {}", child.pid(), failure);
+                    throw new Failed("The replay failed midway and kept nothing: " + failure);
                 }
                 String tail = tail(stderr);
                 LOG.warn("Replay child {} ended with exit status {}: {}", child.pid(), status, tail);
@@ -157,7 +161,9 @@ final class ReplayChildProcess {
         return status > 128 ? " (killed by signal " + (status - 128) + ")" : "";
     }
 
-    private static void readProgress(Process child, PolicyReplay.Progress progress) throws IOException {
+    /** Passes the child's progress lines on until its stdout closes; what it said failed, if it did. */
+    private static String readProgress(Process child, PolicyReplay.Progress progress) throws IOException {
+        String failure = null;
         try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             while ((line = out.readLine()) != null) {
@@ -168,9 +174,12 @@ final class ReplayChildProcess {
                     } catch (NumberFormatException ignored) {
                         // not a progress line after all: progress is advisory, the result is what counts
                     }
+                } else if (line.startsWith(ReplayChildMain.FAILED + " ")) {
+                    failure = line.substring(ReplayChildMain.FAILED.length() + 1);
                 }
             }
         }
+        return failure;
     }
 
     /** Kills {@code child} and every process it started. */
