@@ -8,7 +8,6 @@ import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Locale;
-import java.util.concurrent.CancellationException;
 
 /**
  * The child process a replay job runs in ({@link ReplayChildProcess} starts it): reads the job
@@ -45,7 +44,7 @@ public final class ReplayChildMain {
                     (run, runs, label, done) -> {
                         progress.println(PROGRESS + " " + run + " " + runs + " " + String.format(Locale.ROOT, "%.4f", done) + " " + label);
                         progress.flush();
-                    }, () -> paced(budget));
+                    }, () -> ReplayJobs.paced(budget));
             ReplayJobFiles.writeResult(Path.of(args[0]), outcome);
             System.exit(0);
         } catch (IOException | RuntimeException e) {
@@ -53,16 +52,6 @@ public final class ReplayChildMain {
             progress.println(FAILED + " " + e.toString().replace('\n', ' ').replace('\r', ' '));
             progress.flush();
             System.exit(1);
-        }
-    }
-
-    /** Holds the replay to its CPU share while the machine is busy; never asks it to stop (the service kills the process). */
-    private static boolean paced(CpuBudget budget) {
-        try {
-            budget.pace();
-            return false;
-        } catch (InterruptedException e) {
-            throw new CancellationException("interrupted");
         }
     }
 

@@ -310,7 +310,7 @@ public class ReplayJobs {
     }
 
     /** Holds the job to its CPU share while the machine is busy; true (stop) when its thread is interrupted. */
-    private static boolean paced(CpuBudget budget) {
+    static boolean paced(CpuBudget budget) {
         try {
             budget.pace();
             return false;
