@@ -154,6 +154,11 @@ public class PriceBook {
             this.rates = new ArrayList<>(rates);
         }
 
+        /** Every rate, in the book's order (a later row wins a tie). */
+        public List<Rate> rates() {
+            return List.copyOf(rates);
+        }
+
         /** When rates change inside [from, to): the instants a priced period must be cut at. */
         List<Instant> changesBetween(Instant from, Instant to) {
             return rates.stream().map(Rate::effectiveFrom).filter(t -> t.isAfter(from) && t.isBefore(to)).distinct()

@@ -19,6 +19,7 @@ import jakarta.inject.Singleton;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -37,11 +38,15 @@ import java.util.concurrent.Future;
 /**
  * Policy replays as asynchronous jobs: every input is read and checked, and every policy compiled,
  * when the job is asked for (a bad one is refused then, with its file, line and field); the runs
- * themselves go one at a time on {@code gpupool.replay.threads} threads (default 1) at the lowest
- * OS priority ({@link BackgroundPriority}), and while the rest of the machine is busy each holds
+ * themselves go one at a time per {@code gpupool.replay.threads} (default 1). Each job runs in a
+ * child JVM of its own ({@link ReplayChildProcess}; {@code gpupool.replay.isolation=process}, the
+ * default), so that its JIT compiling, collecting and heap are not the service's and the kernel
+ * schedules it as one process at the lowest priority, in a group of its own; cancelling a job kills
+ * it. With {@code isolation=thread} it runs on the runner thread at the lowest OS priority
+ * ({@link BackgroundPriority}). Either way, while the rest of the machine is busy the replay holds
  * itself to {@code gpupool.replay.cpu-share} of a core ({@link CpuBudget}), so the lease path keeps
- * the cores. Jobs and their files are kept in memory, the
- * newest {@code gpupool.replay.keep} (default 20); a restart forgets them.
+ * the cores. Jobs and their files are kept in memory, the newest {@code gpupool.replay.keep}
+ * (default 20); a restart forgets them. See docs/policy-replay.md, "How a job runs".
  */
 @Singleton
 public class ReplayJobs {
@@ -62,6 +67,8 @@ public class ReplayJobs {
     private final double cpuShare;
     private final double machineBusy;
     private final ExecutorService runner;
+    /** Null in thread mode ({@code gpupool.replay.isolation=thread}): jobs then run on the runner threads themselves. */
+    private final ReplayChildProcess children;
     private final Map<String, Entry> jobs = new ConcurrentHashMap<>();
 
     ReplayJobs(RecordedHistory history, PriceBook priceBook, AccountingSettings accounting, PolicyLifecycle lifecycle,
@@ -76,7 +83,10 @@ public class ReplayJobs {
                @Value("${gpupool.replay.keep:20}") int keep,
                @Value("${gpupool.replay.cpu-share:0.1}") double cpuShare,
                @Value("${gpupool.replay.machine-busy:0.25}") double machineBusy,
-               @Value("${gpupool.replay.nice:19}") int nice) {
+               @Value("${gpupool.replay.nice:19}") int nice,
+               @Value("${gpupool.replay.isolation:process}") String isolation,
+               @Value("${gpupool.replay.work-dir:}") String workDir,
+               @Value("${gpupool.replay.child-heap:2g}") String childHeap) {
         this.history = history;
         this.priceBook = priceBook;
         this.accounting = accounting;
@@ -92,11 +102,39 @@ public class ReplayJobs {
         this.machineBusy = machineBusy;
         // Thread.setPriority does nothing on Linux: the runners lower their OS priority themselves
         this.runner = Executors.newFixedThreadPool(Math.max(1, threads), BackgroundPriority.of(nice).factory("gpupool-replay"));
+        this.children = switch (isolation) {
+            case "process" -> new ReplayChildProcess(workDir.isBlank()
+                    ? Path.of(System.getProperty("java.io.tmpdir"), "gpupool-replay") : Path.of(workDir), heap(childHeap));
+            case "thread" -> null;
+            default -> throw new IllegalArgumentException("gpupool.replay.isolation is process or thread, was '" + isolation + "'");
+        };
+    }
+
+    /** A -Xmx size (512m, 2g), checked at start rather than by a child that will not start. */
+    private static String heap(String size) {
+        if (!size.matches("\\d{1,7}[kKmMgG]")) {
+            throw new IllegalArgumentException("gpupool.replay.child-heap is a heap size such as 512m or 2g, was '" + size + "'");
+        }
+        return size;
     }
 
     /** A prepared replay: what it runs, checked and compiled. */
     record Prepared(PoolSnapshot fleet, Workload workload, List<PolicyReplay.Candidate> candidates,
                     SimulatedScheduler.Settings settings, Duration sampleEvery, ReplayPricing pricing) {
+    }
+
+    /** A finished replay: its files by name, in the order of docs/policy-replay.md, and the summary rows. */
+    record Outcome(Map<String, byte[]> files, List<ReplayReport.SummaryRow> summary) {
+    }
+
+    /**
+     * The replay itself, wherever it runs (a runner thread in thread mode, {@link ReplayChildMain} in a
+     * child process): the same code either way, so both give the same files.
+     */
+    static Outcome replay(PolicyEngine engine, Prepared p, PolicyReplay.Progress progress, java.util.function.BooleanSupplier stop) {
+        PolicyReplay.Result result = PolicyReplay.run(new Simulation(engine, p.settings(), p.sampleEvery()), p.fleet(),
+                p.workload(), p.candidates(), progress, stop);
+        return new Outcome(ReplayOutput.files(result, p.pricing()), ReplayReport.summary(result, p.pricing()));
     }
 
     /** Checks {@code ask} and queues its run; refuses bad input before anything runs. */
@@ -136,6 +174,10 @@ public class ReplayJobs {
         if (e.future != null && e.state == ReplayJob.State.QUEUED) {
             e.future.cancel(false);
             e.finish(ReplayJob.State.CANCELLED, "cancelled before it started", clock.instant());
+        }
+        Process child = e.child;
+        if (child != null) {
+            ReplayChildProcess.kill(child); // its runner then sees the job cancelled and ends it so
         }
         return e.view();
     }
@@ -230,29 +272,45 @@ public class ReplayJobs {
             return;
         }
         e.state = ReplayJob.State.RUNNING;
-        Prepared p = e.prepared;
-        CpuBudget budget = CpuBudget.of(cpuShare, machineBusy);
+        PolicyReplay.Progress progress = (run, runs, label, done) -> {
+            e.progress = (run + done) / runs;
+            e.running = label;
+        };
         try {
-            PolicyReplay.Result result = PolicyReplay.run(new Simulation(engine, p.settings(), p.sampleEvery()), p.fleet(),
-                    p.workload(), p.candidates(), (run, runs, label, done) -> {
-                        e.progress = (run + done) / runs;
-                        e.running = label;
-                    }, () -> paced(budget) || e.cancelled);
-            Map<String, byte[]> files = ReplayOutput.files(result, p.pricing());
-            e.summary = ReplayReport.summary(result, p.pricing());
-            e.files = files; // published last: a job is DONE with all its files or none
+            Outcome outcome;
+            if (children != null) {
+                outcome = children.run(e.prepared, engine.limits(), cpuShare, machineBusy, progress, child -> {
+                    e.child = child;
+                    if (e.cancelled) { // cancelled while it started: cancel saw no child to kill
+                        ReplayChildProcess.kill(child);
+                    }
+                });
+            } else {
+                CpuBudget budget = CpuBudget.of(cpuShare, machineBusy);
+                outcome = replay(engine, e.prepared, progress, () -> paced(budget) || e.cancelled);
+            }
+            e.summary = outcome.summary();
+            e.files = outcome.files(); // published last: a job is DONE with all its files or none
             e.progress = 1;
             e.finish(ReplayJob.State.DONE, null, clock.instant());
         } catch (CancellationException c) {
             e.finish(ReplayJob.State.CANCELLED, c.getMessage(), clock.instant());
         } catch (RuntimeException | OutOfMemoryError x) {
-            LOG.error("Replay job {} failed", e.id, x);
-            e.finish(ReplayJob.State.FAILED, "The replay failed midway and kept nothing: " + x, clock.instant());
+            if (e.cancelled) { // a killed child ends as a failure would
+                e.finish(ReplayJob.State.CANCELLED, "cancelled while it ran", clock.instant());
+            } else if (x instanceof ReplayChildProcess.Failed) {
+                e.finish(ReplayJob.State.FAILED, x.getMessage(), clock.instant());
+            } else {
+                LOG.error("Replay job {} failed", e.id, x);
+                e.finish(ReplayJob.State.FAILED, "The replay failed midway and kept nothing: " + x, clock.instant());
+            }
+        } finally {
+            e.child = null;
         }
     }
 
     /** Holds the job to its CPU share while the machine is busy; true (stop) when its thread is interrupted. */
-    private static boolean paced(CpuBudget budget) {
+    static boolean paced(CpuBudget budget) {
         try {
             budget.pace();
             return false;
@@ -277,6 +335,9 @@ public class ReplayJobs {
     @PreDestroy
     void stop() {
         jobs.values().forEach(j -> j.cancelled = true);
+        if (children != null) {
+            children.killAll(); // a child outlives a JVM that ends without killing it only until it sees its stdin close
+        }
         runner.shutdownNow();
     }
 
@@ -294,6 +355,8 @@ public class ReplayJobs {
         volatile List<ReplayReport.SummaryRow> summary;
         volatile Map<String, byte[]> files;
         volatile Future<?> future;
+        /** The child process running the job, while one does (process mode). */
+        volatile Process child;
 
         Entry(String id, Prepared prepared, Instant submittedAt) {
             this.id = id;

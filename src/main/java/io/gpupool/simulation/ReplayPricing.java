@@ -43,6 +43,15 @@ public final class ReplayPricing {
         this.idlePayer = idlePayer;
     }
 
+    /** The rates it prices with; null when it has none. */
+    public PriceBook.Prices prices() {
+        return prices;
+    }
+
+    public IdlePayer idlePayer() {
+        return idlePayer;
+    }
+
     public boolean priced() {
         return prices != null;
     }
