@@ -74,15 +74,22 @@ public final class ReclaimRules {
     private final List<Reclaiming> rules;
     private final boolean provable;
     private final boolean readNoRequest;
+    private final boolean readNoDevice;
     private final EvaluationLimits limits;
     /** {@link #readNoRequest(CompiledPolicy)} by compiled policy (read once per policy, not per sweep). */
     private static final Map<CompiledPolicy, Boolean> READ_NO_REQUEST =
             java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
 
-    private ReclaimRules(List<Reclaiming> rules, boolean provable, boolean readNoRequest, EvaluationLimits limits) {
+    /** {@link #readNoDevice(CompiledPolicy)} by compiled policy (read once per policy, not per sweep). */
+    private static final Map<CompiledPolicy, Boolean> READ_NO_DEVICE =
+            java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+
+    private ReclaimRules(List<Reclaiming> rules, boolean provable, boolean readNoRequest, boolean readNoDevice,
+                         EvaluationLimits limits) {
         this.rules = rules;
         this.provable = provable;
         this.readNoRequest = readNoRequest;
+        this.readNoDevice = readNoDevice;
         this.limits = limits;
     }
 
@@ -115,16 +122,43 @@ public final class ReclaimRules {
         return readNoRequest;
     }
 
+    /**
+     * Whether {@code policy}'s sweep can also leave the device facts out: true only when it can leave
+     * the requests out ({@link #readNoRequest()}) and no condition of any rule that can reclaim, at any
+     * depth, is a pattern on {@link DeviceFact} ({@link #readNoDevice()}).
+     */
+    public static boolean readNoDevice(CompiledPolicy policy) {
+        return READ_NO_DEVICE.computeIfAbsent(policy, p -> of(p, EvaluationLimits.DEFAULT).readNoDevice());
+    }
+
+    /**
+     * True when the reclaim plan is the same without the device facts: the argument of
+     * {@link #readNoRequest()} (no consequence inserts, every reclaiming rule's conditions are plain
+     * patterns on inventory facts, no consequence of one reads what other rules decided, no agenda
+     * control) holds, and none of those patterns is on a device. A reclaiming rule's matches then
+     * depend only on the lease, pool, tenant and usage facts, inserted in the same relative order
+     * with or without the devices, and the rules that do match devices (tiering, labels) cannot
+     * reach it: their decisions are neither facts it matches nor anything its consequence reads.
+     * What a lease fact says of its devices (health, report age) is derived in Java from the model,
+     * not from the device facts. What the devices can still change: a sweep over them may fail (the
+     * firing cap, the heap or time budget); without them it enforces its plan. The dry-run keeps
+     * them: it compares the sweeps' tiers and labels too.
+     */
+    public boolean readNoDevice() {
+        return readNoDevice;
+    }
+
     /** What {@code policy}'s compiled rules say; evaluated under {@code limits} when a proof runs rule code. */
     public static ReclaimRules of(CompiledPolicy policy, EvaluationLimits limits) {
         List<Reclaiming> reclaiming = new ArrayList<>();
         boolean provable = true;
         boolean readNoRequest = true;
+        boolean readsDevice = false;
         Map<String, ClassNode> classes = new HashMap<>();
         for (KiePackage pkg : policy.kieBase().getKiePackages()) {
             for (Rule rule : pkg.getRules()) {
                 if (!(rule instanceof RuleImpl impl)) {
-                    return new ReclaimRules(List.of(), false, false, limits);
+                    return new ReclaimRules(List.of(), false, false, false, limits);
                 }
                 if (impl.isQuery()) {
                     continue; // a query has no consequence: it decides nothing
@@ -140,10 +174,14 @@ public final class ReclaimRules {
                 if (consequence.mayReclaim()) {
                     reclaiming.add(new Reclaiming(impl.getName(), provers(impl)));
                     readNoRequest &= readsInventoryOnly(impl.getLhs());
+                    // what other rules decided (a request's admission, a device's tier) read in Java, not matched
+                    readNoRequest &= !consequence.readsDecisions();
+                    readsDevice |= matches(impl.getLhs(), DeviceFact.class);
                 }
             }
         }
-        return new ReclaimRules(List.copyOf(reclaiming), provable, provable && readNoRequest, limits);
+        boolean noRequest = provable && readNoRequest;
+        return new ReclaimRules(List.copyOf(reclaiming), provable, noRequest, noRequest && !readsDevice, limits);
     }
 
     private static boolean blank(String s) {
@@ -173,6 +211,17 @@ public final class ReclaimRules {
             return true;
         }
         return false; // eval, from, accumulate, a query call, a named consequence: not shown to read inventory only
+    }
+
+    /** Whether {@code element} or anything under it is a pattern on {@code type} (or a supertype of it: Object). */
+    private static boolean matches(RuleConditionElement element, Class<?> type) {
+        if (element instanceof GroupElement group) {
+            return group.getChildren().stream().anyMatch(child -> matches(child, type));
+        }
+        if (element instanceof Pattern p) {
+            return !(p.getObjectType() instanceof ClassObjectType cot) || cot.getClassType().isAssignableFrom(type);
+        }
+        return element != null; // not a pattern or a group (readsInventoryOnly refuses these anyway): assume it may
     }
 
     /** Whether a proof can ever succeed for this policy (false: every sweep must be evaluated). */
@@ -278,9 +327,12 @@ public final class ReclaimRules {
     }
 
     /** What a rule's consequence can do, as far as its code shows: call the decision method asked about, insert facts. */
-    record Consequence(boolean mayReclaim, boolean mayInsert) {
-        static final Consequence UNKNOWN = new Consequence(true, true);
+    record Consequence(boolean mayReclaim, boolean mayInsert, boolean readsDecisions) {
+        static final Consequence UNKNOWN = new Consequence(true, true, true);
     }
+
+    /** The {@link Decisions} method that hands out what rules decided so far (the only one a rule could read from). */
+    private static final String RECORDED = DECISIONS + ".recorded(";
 
     /**
      * Reads the consequence's code: the executable model's consequence is a generated class whose
@@ -309,6 +361,8 @@ public final class ReclaimRules {
                 return Consequence.UNKNOWN;
             }
             start.methods.keySet().forEach(m -> pending.add(owner + "." + m));
+            boolean decides = false;
+            boolean readsDecisions = false;
             while (!pending.isEmpty()) {
                 String method = pending.pop();
                 if (!seen.add(method)) {
@@ -316,16 +370,16 @@ public final class ReclaimRules {
                 }
                 int dot = method.indexOf('.');
                 ClassNode node = ClassNode.read(method.substring(0, dot), loader, classes);
-                if (node == null) {
-                    return new Consequence(true, model.isUsingDrools());
-                }
-                Set<String> calls = node.methods.get(method.substring(dot + 1));
+                Set<String> calls = node == null ? null : node.methods.get(method.substring(dot + 1));
                 if (calls == null) {
-                    return new Consequence(true, model.isUsingDrools()); // inherited or unknown: cannot tell
+                    return new Consequence(true, model.isUsingDrools(), true); // inherited or unknown: cannot tell
                 }
                 for (String call : calls) {
                     if (call.startsWith(DECISIONS + "." + decision + "(")) {
-                        return new Consequence(true, model.isUsingDrools());
+                        decides = true;
+                    }
+                    if (call.startsWith(RECORDED)) {
+                        readsDecisions = true;
                     }
                     String callOwner = call.substring(0, call.indexOf('.'));
                     if (generated.contains(callOwner)) {
@@ -338,7 +392,7 @@ public final class ReclaimRules {
                     }
                 }
             }
-            return new Consequence(false, model.isUsingDrools());
+            return new Consequence(decides, model.isUsingDrools(), readsDecisions);
         } catch (ReflectiveOperationException | RuntimeException e) {
             return Consequence.UNKNOWN; // not the executable model's consequence, or not readable: assume the worst
         }
