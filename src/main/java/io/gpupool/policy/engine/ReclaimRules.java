@@ -134,11 +134,12 @@ public final class ReclaimRules {
     /**
      * True when the reclaim plan is the same without the device facts: the argument of
      * {@link #readNoRequest()} (no consequence inserts, every reclaiming rule's conditions are plain
-     * patterns on inventory facts, no consequence of one reads what other rules decided, no agenda
-     * control) holds, and none of those patterns is on a device. A reclaiming rule's matches then
-     * depend only on the lease, pool, tenant and usage facts, inserted in the same relative order
-     * with or without the devices, and the rules that do match devices (tiering, labels) cannot
-     * reach it: their decisions are neither facts it matches nor anything its consequence reads.
+     * patterns on inventory facts, no agenda control) holds, and none of those patterns is on a
+     * device. A reclaiming rule's matches then depend only on the lease, pool, tenant and usage
+     * facts, inserted in the same relative order with or without the devices, and the rules that do
+     * match devices (tiering, labels) cannot reach it: their decisions are neither facts it matches
+     * nor anything its consequence can read (the sandbox refuses {@code decisions.recorded()}: rule
+     * code reaches the collector through its decision methods only).
      * What a lease fact says of its devices (health, report age) is derived in Java from the model,
      * not from the device facts. What the devices can still change: a sweep over them may fail (the
      * firing cap, the heap or time budget); without them it enforces its plan. The dry-run keeps
@@ -174,8 +175,6 @@ public final class ReclaimRules {
                 if (consequence.mayReclaim()) {
                     reclaiming.add(new Reclaiming(impl.getName(), provers(impl)));
                     readNoRequest &= readsInventoryOnly(impl.getLhs());
-                    // what other rules decided (a request's admission, a device's tier) read in Java, not matched
-                    readNoRequest &= !consequence.readsDecisions();
                     readsDevice |= matches(impl.getLhs(), DeviceFact.class);
                 }
             }
@@ -327,12 +326,9 @@ public final class ReclaimRules {
     }
 
     /** What a rule's consequence can do, as far as its code shows: call the decision method asked about, insert facts. */
-    record Consequence(boolean mayReclaim, boolean mayInsert, boolean readsDecisions) {
-        static final Consequence UNKNOWN = new Consequence(true, true, true);
+    record Consequence(boolean mayReclaim, boolean mayInsert) {
+        static final Consequence UNKNOWN = new Consequence(true, true);
     }
-
-    /** The {@link Decisions} method that hands out what rules decided so far (the only one a rule could read from). */
-    private static final String RECORDED = DECISIONS + ".recorded(";
 
     /**
      * Reads the consequence's code: the executable model's consequence is a generated class whose
@@ -361,8 +357,6 @@ public final class ReclaimRules {
                 return Consequence.UNKNOWN;
             }
             start.methods.keySet().forEach(m -> pending.add(owner + "." + m));
-            boolean decides = false;
-            boolean readsDecisions = false;
             while (!pending.isEmpty()) {
                 String method = pending.pop();
                 if (!seen.add(method)) {
@@ -370,16 +364,16 @@ public final class ReclaimRules {
                 }
                 int dot = method.indexOf('.');
                 ClassNode node = ClassNode.read(method.substring(0, dot), loader, classes);
-                Set<String> calls = node == null ? null : node.methods.get(method.substring(dot + 1));
+                if (node == null) {
+                    return new Consequence(true, model.isUsingDrools());
+                }
+                Set<String> calls = node.methods.get(method.substring(dot + 1));
                 if (calls == null) {
-                    return new Consequence(true, model.isUsingDrools(), true); // inherited or unknown: cannot tell
+                    return new Consequence(true, model.isUsingDrools()); // inherited or unknown: cannot tell
                 }
                 for (String call : calls) {
                     if (call.startsWith(DECISIONS + "." + decision + "(")) {
-                        decides = true;
-                    }
-                    if (call.startsWith(RECORDED)) {
-                        readsDecisions = true;
+                        return new Consequence(true, model.isUsingDrools());
                     }
                     String callOwner = call.substring(0, call.indexOf('.'));
                     if (generated.contains(callOwner)) {
@@ -392,7 +386,7 @@ public final class ReclaimRules {
                     }
                 }
             }
-            return new Consequence(decides, model.isUsingDrools(), readsDecisions);
+            return new Consequence(false, model.isUsingDrools());
         } catch (ReflectiveOperationException | RuntimeException e) {
             return Consequence.UNKNOWN; // not the executable model's consequence, or not readable: assume the worst
         }
