@@ -21,8 +21,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A sweep leaves the pending requests out only where the compiled rules show that no reclaiming rule
- * reads them (ReclaimRules.readNoRequest); the replay's unskipped baseline always inserts them. A
- * rule set whose reclaiming rule does read a waiting request must still see it: were the requests left
+ * reads them (ReclaimRules.readNoRequest), and the device facts only where none reads those either
+ * (ReclaimRules.readNoDevice); the replay's unskipped baseline always inserts everything. A rule set
+ * whose reclaiming rule does read a waiting request, or a device, must still see it: were those left
  * out there, its reclaim would never come, and the fates would differ from the baseline's.
  */
 class SweepsWithoutPendingRequestsTest {
@@ -43,6 +44,22 @@ class SweepsWithoutPendingRequestsTest {
             end
             """;
 
+    private static final String READS_A_DEVICE = """
+            package io.gpupool.rules.reclamation;
+
+            import io.gpupool.policy.fact.DeviceFact;
+            import io.gpupool.policy.fact.LeaseFact;
+            global io.gpupool.policy.decision.Decisions decisions;
+
+            rule "Speech's lease on a fully used card is reclaimed after half an hour"
+            when
+                $d : DeviceFact( usedMilli >= 1000 )
+                $l : LeaseFact( tenantId == "speech", deviceIds contains $d.deviceId, runtimeSeconds > 1800 )
+            then
+                decisions.reclaim($l, "IDLE", 5L, "FULL_CARD", "speech holds a full card");
+            end
+            """;
+
     /** Both tenants fill the fleet with busy leases; a vision request then waits for GPUs. */
     private static final Workload WORKLOAD = new Workload(List.of(
             job("speech-busy", "speech", 8, Duration.ZERO).utilisation(0.9).runsFor(Duration.ofHours(4)).build(),
@@ -54,8 +71,29 @@ class SweepsWithoutPendingRequestsTest {
     @Test
     void theDefaultSweepWithoutTheQueueDecidesWhatTheSweepOverItDecides() {
         assertThat(ReclaimRules.readNoRequest(DefaultPolicy.POLICY)).isTrue();
+        assertThat(ReclaimRules.readNoDevice(DefaultPolicy.POLICY)).isTrue();
 
         assertSameAsInsertingTheRequests(DefaultPolicy.POLICY);
+    }
+
+    @Test
+    void aReclaimingRuleThatReadsADeviceStillSeesIt() {
+        CompiledPolicy policy = withFile("for-full-cards.drl", READS_A_DEVICE);
+        assertThat(ReclaimRules.readNoRequest(policy)).isTrue();
+        assertThat(ReclaimRules.readNoDevice(policy)).isFalse();
+
+        PolicyRun run = assertSameAsInsertingTheRequests(policy);
+
+        // the rule did fire on a device fact, or this compares nothing
+        Map<String, JobFate> fates = run.fates().stream().collect(Collectors.toMap(JobFate::id, Function.identity()));
+        assertThat(fates.get("speech-busy").end()).isEqualTo(JobFate.End.RECLAIMED);
+    }
+
+    private static CompiledPolicy withFile(String name, String drl) {
+        Map<String, String> files = new HashMap<>(DefaultPolicy.RULE_SET.files());
+        String reclamation = files.keySet().stream().filter(k -> k.endsWith("reclamation.drl")).findFirst().orElseThrow();
+        files.put(reclamation.replace("reclamation.drl", name), drl);
+        return new PolicyCompiler().compile(new RuleSet("with-" + name, files)).orThrow();
     }
 
     @Test

@@ -96,6 +96,11 @@ public final class PolicyEngine {
         return evaluate(policy, Scope.SWEEP, facts.forSweep(pending));
     }
 
+    /** As above; {@code withDevices} false leaves the device facts out ({@link SnapshotFacts#forSweep(Collection, boolean)}). */
+    public Evaluation sweep(CompiledPolicy policy, SnapshotFacts facts, Collection<RequestFact> pending, boolean withDevices) {
+        return evaluate(policy, Scope.SWEEP, facts.forSweep(pending, withDevices));
+    }
+
     /**
      * Tiering and labelling: the devices and pools only, no lease or request. What a device's
      * stored profile is derived from, so it cannot depend on who holds the card right now.

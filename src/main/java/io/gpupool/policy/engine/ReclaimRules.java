@@ -74,15 +74,22 @@ public final class ReclaimRules {
     private final List<Reclaiming> rules;
     private final boolean provable;
     private final boolean readNoRequest;
+    private final boolean readNoDevice;
     private final EvaluationLimits limits;
     /** {@link #readNoRequest(CompiledPolicy)} by compiled policy (read once per policy, not per sweep). */
     private static final Map<CompiledPolicy, Boolean> READ_NO_REQUEST =
             java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
 
-    private ReclaimRules(List<Reclaiming> rules, boolean provable, boolean readNoRequest, EvaluationLimits limits) {
+    /** {@link #readNoDevice(CompiledPolicy)} by compiled policy (read once per policy, not per sweep). */
+    private static final Map<CompiledPolicy, Boolean> READ_NO_DEVICE =
+            java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+
+    private ReclaimRules(List<Reclaiming> rules, boolean provable, boolean readNoRequest, boolean readNoDevice,
+                         EvaluationLimits limits) {
         this.rules = rules;
         this.provable = provable;
         this.readNoRequest = readNoRequest;
+        this.readNoDevice = readNoDevice;
         this.limits = limits;
     }
 
@@ -115,16 +122,44 @@ public final class ReclaimRules {
         return readNoRequest;
     }
 
+    /**
+     * Whether {@code policy}'s sweep can also leave the device facts out: true only when it can leave
+     * the requests out ({@link #readNoRequest()}) and no condition of any rule that can reclaim, at any
+     * depth, is a pattern on {@link DeviceFact} ({@link #readNoDevice()}).
+     */
+    public static boolean readNoDevice(CompiledPolicy policy) {
+        return READ_NO_DEVICE.computeIfAbsent(policy, p -> of(p, EvaluationLimits.DEFAULT).readNoDevice());
+    }
+
+    /**
+     * True when the reclaim plan is the same without the device facts: the argument of
+     * {@link #readNoRequest()} (no consequence inserts, every reclaiming rule's conditions are plain
+     * patterns on inventory facts, no agenda control) holds, and none of those patterns is on a
+     * device. A reclaiming rule's matches then depend only on the lease, pool, tenant and usage
+     * facts, inserted in the same relative order with or without the devices, and the rules that do
+     * match devices (tiering, labels) cannot reach it: their decisions are neither facts it matches
+     * nor anything its consequence can read (the sandbox refuses {@code decisions.recorded()}: rule
+     * code reaches the collector through its decision methods only).
+     * What a lease fact says of its devices (health, report age) is derived in Java from the model,
+     * not from the device facts. What the devices can still change: a sweep over them may fail (the
+     * firing cap, the heap or time budget); without them it enforces its plan. The dry-run keeps
+     * them: it compares the sweeps' tiers and labels too.
+     */
+    public boolean readNoDevice() {
+        return readNoDevice;
+    }
+
     /** What {@code policy}'s compiled rules say; evaluated under {@code limits} when a proof runs rule code. */
     public static ReclaimRules of(CompiledPolicy policy, EvaluationLimits limits) {
         List<Reclaiming> reclaiming = new ArrayList<>();
         boolean provable = true;
         boolean readNoRequest = true;
+        boolean readsDevice = false;
         Map<String, ClassNode> classes = new HashMap<>();
         for (KiePackage pkg : policy.kieBase().getKiePackages()) {
             for (Rule rule : pkg.getRules()) {
                 if (!(rule instanceof RuleImpl impl)) {
-                    return new ReclaimRules(List.of(), false, false, limits);
+                    return new ReclaimRules(List.of(), false, false, false, limits);
                 }
                 if (impl.isQuery()) {
                     continue; // a query has no consequence: it decides nothing
@@ -140,10 +175,12 @@ public final class ReclaimRules {
                 if (consequence.mayReclaim()) {
                     reclaiming.add(new Reclaiming(impl.getName(), provers(impl)));
                     readNoRequest &= readsInventoryOnly(impl.getLhs());
+                    readsDevice |= matches(impl.getLhs(), DeviceFact.class);
                 }
             }
         }
-        return new ReclaimRules(List.copyOf(reclaiming), provable, provable && readNoRequest, limits);
+        boolean noRequest = provable && readNoRequest;
+        return new ReclaimRules(List.copyOf(reclaiming), provable, noRequest, noRequest && !readsDevice, limits);
     }
 
     private static boolean blank(String s) {
@@ -173,6 +210,17 @@ public final class ReclaimRules {
             return true;
         }
         return false; // eval, from, accumulate, a query call, a named consequence: not shown to read inventory only
+    }
+
+    /** Whether {@code element} or anything under it is a pattern on {@code type} (or a supertype of it: Object). */
+    private static boolean matches(RuleConditionElement element, Class<?> type) {
+        if (element instanceof GroupElement group) {
+            return group.getChildren().stream().anyMatch(child -> matches(child, type));
+        }
+        if (element instanceof Pattern p) {
+            return !(p.getObjectType() instanceof ClassObjectType cot) || cot.getClassType().isAssignableFrom(type);
+        }
+        return element != null; // not a pattern or a group (readsInventoryOnly refuses these anyway): assume it may
     }
 
     /** Whether a proof can ever succeed for this policy (false: every sweep must be evaluated). */

@@ -74,28 +74,53 @@ final class ReclaimSweep {
         return sweep(model, engine, policy, facts, grace, now, false);
     }
 
+    /** Which of a sweep's facts its rule session gets. */
+    enum Inserted {
+        /** Every fact, the pending requests too, whatever the rules read (the replay's baseline for comparison). */
+        ALL,
+        /**
+         * The pending requests left out where no reclaiming rule reads them
+         * ({@link ReclaimRules#readNoRequest(CompiledPolicy)}); the devices kept: a dry-run compares
+         * the sweeps' tiers and labels, which rules on the devices decide.
+         */
+        DEVICES_KEPT,
+        /**
+         * The pending requests, and the devices too, left out where the compiled rules show no
+         * reclaiming rule reads them ({@link ReclaimRules#readNoDevice(CompiledPolicy)}): the plan, all a
+         * sweep enforces, is the same, without a rule session over every queued request nor the tiering
+         * and labelling rules firing on every device at every sweep.
+         */
+        WHAT_RECLAIMING_RULES_READ
+    }
+
     /**
-     * As above; {@code requestsAlways} false leaves the pending requests out only where the policy's
-     * compiled rules show no reclaiming rule reads them ({@link ReclaimRules#readNoRequest(CompiledPolicy)}):
-     * the plan is the same, and a deep queue no longer makes each sweep a rule session over every
-     * queued request (nor lets request rules spend the sweep's budget). True inserts them always
-     * (the replay compares both ways).
+     * As above; {@code requestsAlways} true inserts every fact ({@link Inserted#ALL}: the replay compares
+     * both ways), false only what the reclaiming rules read ({@link Inserted#WHAT_RECLAIMING_RULES_READ}).
      */
     static Evaluation sweep(ModelWriter model, PolicyEngine engine, CompiledPolicy policy, SnapshotFacts facts,
                             Duration grace, Instant now, boolean requestsAlways) {
-        return sweep(model, engine, policy, facts, grace, now, requestsAlways, WritesInParts.CHANGES_PER_WRITE);
+        return sweep(model, engine, policy, facts, grace, now,
+                requestsAlways ? Inserted.ALL : Inserted.WHAT_RECLAIMING_RULES_READ, WritesInParts.CHANGES_PER_WRITE);
     }
 
     /** As above, {@code changesPerWrite} reclaim orders a write (tests compare with one a write). */
     static Evaluation sweep(ModelWriter model, PolicyEngine engine, CompiledPolicy policy, SnapshotFacts facts,
                             Duration grace, Instant now, boolean requestsAlways, int changesPerWrite) {
+        return sweep(model, engine, policy, facts, grace, now,
+                requestsAlways ? Inserted.ALL : Inserted.WHAT_RECLAIMING_RULES_READ, changesPerWrite);
+    }
+
+    /** As above, with {@code inserted} saying which facts the rule session gets. */
+    static Evaluation sweep(ModelWriter model, PolicyEngine engine, CompiledPolicy policy, SnapshotFacts facts,
+                            Duration grace, Instant now, Inserted inserted, int changesPerWrite) {
         PoolSnapshot snapshot = model.current();
         if (facts.snapshot() != snapshot || !facts.now().equals(now)) {
             throw new IllegalArgumentException("The sweep's facts were derived for another snapshot or instant");
         }
-        List<io.gpupool.policy.fact.RequestFact> pending = !requestsAlways && ReclaimRules.readNoRequest(policy) ? List.of()
-                : snapshot.queued().values().stream().map(PolicyInputs::fact).toList();
-        Evaluation evaluation = engine.sweep(policy, facts, pending);
+        List<io.gpupool.policy.fact.RequestFact> pending = inserted != Inserted.ALL && ReclaimRules.readNoRequest(policy)
+                ? List.of() : snapshot.queued().values().stream().map(PolicyInputs::fact).toList();
+        boolean withDevices = inserted != Inserted.WHAT_RECLAIMING_RULES_READ || !ReclaimRules.readNoDevice(policy);
+        Evaluation evaluation = engine.sweep(policy, facts, pending, withDevices);
         if (!evaluation.ok()) {
             LOG.error("Reclamation sweep not enforced: the policy failed: {}", evaluation.errors());
             return evaluation;

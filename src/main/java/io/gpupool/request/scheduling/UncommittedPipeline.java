@@ -156,7 +156,8 @@ public class UncommittedPipeline implements PipelineDryRun {
         // the scheduler's pass, now
         GracePeriods.endGracePeriods(model, pipeline, now, changesPerWrite);
         Evaluation sweep = ReclaimSweep.sweep(model, engine, policy, model.current() == start ? sweepFacts(input)
-                : SnapshotFacts.of(model.current(), now, input.usage(), UsageWindow.DEFAULT), grace, now, false, changesPerWrite);
+                : SnapshotFacts.of(model.current(), now, input.usage(), UsageWindow.DEFAULT), grace, now,
+                ReclaimSweep.Inserted.DEVICES_KEPT, changesPerWrite); // its tiers and labels are compared
         QueuePass.pass(model, pipeline, Clock.fixed(now, ZoneOffset.UTC), queuePass.nextBudget(QueueOrder.ordered(model.current())));
         // the what-if requests, submitted now
         Map<String, Outcome> notQueued = new HashMap<>();

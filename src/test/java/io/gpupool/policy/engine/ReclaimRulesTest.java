@@ -198,6 +198,60 @@ class ReclaimRulesTest {
                 """), DefaultPolicy.ENGINE.limits()).readNoRequest()).isTrue();
     }
 
+    @Test
+    void theDefaultAndExamplePoliciesReclaimingRulesReadNoDevice() {
+        assertThat(ReclaimRules.of(DefaultPolicy.POLICY, DefaultPolicy.ENGINE.limits()).readNoDevice()).isTrue();
+        assertThat(ReclaimRules.readNoDevice(DefaultPolicy.POLICY)).isTrue();
+        for (String example : List.of("tiered-enterprise", "inference-first", "research-lab-fair-share")) {
+            CompiledPolicy policy = new PolicyCompiler().compile(io.gpupool.policy.ruleset.RuleSetLayering.resolve(
+                    io.gpupool.policy.ruleset.RuleSetFiles.fromDirectory(java.nio.file.Path.of("policies-examples", example),
+                            example).files()).ruleSet().withVersion(example)).orThrow();
+            assertThat(ReclaimRules.readNoDevice(policy)).as(example).isTrue();
+        }
+    }
+
+    @Test
+    void aReclaimingRuleWithADevicePatternAtAnyDepthReadsDevices() {
+        ReclaimRules underNot = ReclaimRules.of(compile("""
+                rule "Stale lease while no device is unhealthy"
+                when
+                    $l : LeaseFact( heartbeatAgeSeconds > 300 )
+                    not DeviceFact( health == "UNHEALTHY" )
+                then
+                    decisions.reclaim($l, "STALE_HEARTBEAT", 1L, "STALE", "stale");
+                end
+                """), DefaultPolicy.ENGINE.limits());
+        assertThat(underNot.readNoRequest()).isTrue();
+        assertThat(underNot.readNoDevice()).isFalse();
+        assertThat(ReclaimRules.of(compile("""
+                rule "Lease on a hot card"
+                when
+                    $d : DeviceFact( usedMilli > 900 )
+                    $l : LeaseFact( deviceIds contains $d.deviceId )
+                then
+                    decisions.reclaim($l, "IDLE", 1L, "HOT", "hot");
+                end
+                """), DefaultPolicy.ENGINE.limits()).readNoDevice()).isFalse();
+    }
+
+    @Test
+    void aConsequenceCannotReadWhatOtherRulesDecided() {
+        // What leaving the devices (and the requests) out of a sweep relies on: a reclaiming consequence
+        // cannot see the tiers, labels or admissions other rules decided from them.
+        Compilation compiled = new PolicyCompiler().compile(new RuleSet("t1", Map.of("t/t.drl", HEADER + """
+                rule "Stale lease, unless a device was tiered"
+                when
+                    $l : LeaseFact( heartbeatAgeSeconds > 300 )
+                then
+                    if (decisions.recorded().isEmpty()) {
+                        decisions.reclaim($l, "STALE_HEARTBEAT", 1L, "STALE", "stale");
+                    }
+                end
+                """)));
+        assertThat(compiled.succeeded()).isFalse();
+        assertThat(compiled.messages()).anySatisfy(m -> assertThat(m.toString()).contains("Decisions.recorded()"));
+    }
+
     /** One training lease on one of two H100s, last heard at {@code heartbeat}, expiring at {@code expires}. */
     private static SnapshotFacts facts(Instant heartbeat, Instant expires) {
         PoolSnapshotBuilder b = PoolSnapshot.builder().version(1).takenAt(NOW)
