@@ -38,6 +38,8 @@ class TelemetryStorageTest {
     TelemetryHistory history;
     @Inject
     TransactionOperations<Connection> tx;
+    @Inject
+    TelemetrySettings settings;
 
     private void write(String node, NodeAgent agent, List<ActivitySample> samples) throws Exception {
         writer.submit(node, agent, samples).get(30, TimeUnit.SECONDS);
@@ -188,6 +190,41 @@ class TelemetryStorageTest {
 
         assertThat(restarted.current(recordedEarlier).agent()).isEqualTo(new NodeAgent(40, at, 30, "dcgm"));
         assertThat(restarted.current(recordedLater)).isSameAs(recordedLater);
+    }
+
+    @Test
+    void aRestartedServiceReadsItsWindowOfSamplesBackSoAnIdleLeaseStaysIdle() throws Exception {
+        Instant now = HOUR.plus(Duration.ofHours(12));
+        write("store-k", null, List.of(
+                sample("store-k-gpu0", now.minus(Duration.ofMinutes(200)), 0.9),  // before the window
+                sample("store-k-gpu0", now.minus(Duration.ofMinutes(100)), 0.0),
+                sample("store-k-gpu0", now.minus(Duration.ofMinutes(10)), 0.01)));
+
+        DeviceTelemetry restarted = new DeviceTelemetry(settings, history, java.time.Clock.fixed(now, java.time.ZoneOffset.UTC));
+
+        assertThat(restarted.samples("store-k-gpu0")).extracting(ActivitySample::at)
+                .containsExactly(now.minus(Duration.ofMinutes(100)), now.minus(Duration.ofMinutes(10)));
+        io.gpupool.domain.lease.Lease lease = io.gpupool.testing.Leases.lease("store-k-lease").whole("store-k-gpu0")
+                .createdAt(now.minus(Duration.ofHours(3))).build();
+        assertThat(restarted.leaseSamples(List.of(lease), now)).extracting(io.gpupool.domain.lease.UsageSample::utilisation)
+                .containsExactly(0.0, 0.01);
+        // the table keeps no source: until the agent reports again the card's figure is shown as the agent's
+        assertThat(restarted.latest("store-k-gpu0")).get().extracting(ActivitySample::source).isEqualTo("agent");
+    }
+
+    @Test
+    void aReportAppliedAgainWithTheSameSequenceDoesNotReplaceTheNodesLastReport() {
+        AgentPresence presence = new AgentPresence(tx);
+        Instant at = HOUR.plus(Duration.ofHours(13));
+        Node node = new Node("store-node-l", "c1", "s1", "r1", 64_000, 1 << 20, Map.of(), null);
+
+        presence.applied("store-node-l", new NodeAgent(7, at, 30, "dcgm"));
+        presence.applied("store-node-l", new NodeAgent(7, at.plusSeconds(5), 30, "nvidia-smi"));
+        presence.applied("store-node-l", new NodeAgent(6, at.plusSeconds(9), 30, "nvidia-smi"));
+
+        assertThat(presence.agentOf(node)).isEqualTo(new NodeAgent(7, at, 30, "dcgm"));
+        assertThat(presence.lockFor("store-node-l")).isSameAs(presence.lockFor("store-node-l"))
+                .isNotSameAs(presence.lockFor("store-node-m"));
     }
 
     /** The node's presence as a restarted service loads it. */
