@@ -53,9 +53,11 @@ class TelemetryWriterDrainTest {
         Thread.sleep(100); // stop() is now waiting for the writer
         assertThatThrownBy(() -> writer.submit("dgx-04", null, oneSample("dgx-04-gpu0")))
                 .as("a stopping writer takes no more reports").isInstanceOf(TelemetryBacklog.class);
+        assertThat(stopped).as("stop() waits for the queued reports").isNotDone();
         release.countDown();
         stopped.get(10, TimeUnit.SECONDS);
 
+        assertThat(List.of(first, second, third)).as("answered before stop() returned").allMatch(CompletableFuture::isDone);
         CompletableFuture.allOf(first, second, third).get(1, TimeUnit.SECONDS);
         assertThat(written).containsExactly("dgx-01", "dgx-02", "dgx-03");
         assertThat(writer.queued()).isZero();
