@@ -311,6 +311,47 @@ class ChangesTest {
     }
 
     @Test
+    void aDecisionIsLoggedAsARowOfItsWriteAndListedInOrder() {
+        Changes changes = on(fleet());
+        io.gpupool.domain.decision.LoggedDecision admitted = new io.gpupool.domain.decision.LoggedDecision(null, NOW,
+                io.gpupool.domain.decision.DecisionAction.ADMIT, "req-1", null, "vision",
+                List.of("Tenant under quota is admitted"), "v12", "UNDER_QUOTA", "admitted", null);
+        io.gpupool.domain.decision.LoggedDecision placed = new io.gpupool.domain.decision.LoggedDecision(null, NOW,
+                io.gpupool.domain.decision.DecisionAction.ADMIT, "req-2", "lease-2", "vision", List.of(), "v12", "PLACED",
+                "placed", null);
+
+        changes.log(admitted, NOW).log(placed, NOW.plusMillis(1));
+
+        assertThat(changes.logged()).containsExactly(admitted, placed);
+        assertThat(kinds(changes)).containsExactly(Kind.DECISION, Kind.DECISION);
+        assertThat(changes.rows().isEmpty()).isFalse();
+        assertThat(changes.rows().decisions()).containsExactly(admitted, placed);
+        assertThat(((io.gpupool.store.row.DecisionLogRow) changes.rows().ops().get(0).row()).requestId()).isEqualTo("req-1");
+    }
+
+    @Test
+    void everyChangeReturnsTheSameChangesSoAWriteStatesThemInOneChain() {
+        PoolSnapshot before = fleet();
+        Changes changes = on(before);
+        Lease lease = Leases.lease("lease-1").request("req-1").whole("dgx-01-gpu0").createdAt(NOW).build();
+
+        assertThat(changes.put(new io.gpupool.domain.inventory.Site("eu-west", "EU West", "eu-west-1"))
+                .put(new io.gpupool.domain.tenancy.Pool("inference", "inference", io.gpupool.domain.tenancy.PoolTier.ELASTIC,
+                        "bestfit", true, null))
+                .put(new io.gpupool.domain.inventory.DeviceProfile("dgx-01-gpu0", io.gpupool.domain.tenancy.PoolTier.TRAINING,
+                        "H100 cards train", "model", java.util.Map.of(), "v12", NOW))
+                .put(new Quota("vision", "inference", Quota.ANY_MODEL, 1, 0, 0))
+                .insert(GpuRequests.request("req-1").build())
+                .insert(lease)
+                .endRequestOf(lease, NOW)
+                .recordImport("fleet.yaml", ContentHash.of("fleet"), "admin", NOW, "{}")
+                .recordApiChange("api", "pools", "inference", true, "admin", NOW)
+                .recordUsage("lease-1", "dgx-01-gpu0", NOW, 0.3, 2_048)).isSameAs(changes);
+        assertThat(changes.after().pools()).containsKey("inference");
+        assertThat(changes.after().profiles()).containsKey("dgx-01-gpu0");
+    }
+
+    @Test
     void uncommittedChangesReadOnlyTheirOwnRowsAndNeverADatabase() {
         PoolSnapshot before = fleet();
         Changes dryRun = Changes.uncommitted(before);

@@ -149,13 +149,15 @@ class WriteBatchTest {
     void aNestedWriteRunsInsideItsEnclosingWritesChanges() {
         WriteBatch[] self = new WriteBatch[1];
         PendingWrite<String> enclosing = new PendingWrite<>((before, changes) -> {
-            self[0].nested(addTenant("speech"));
-            return "both";
+            return "nested " + self[0].nested(addTenant("speech"));
         });
         self[0] = batch(List.of(enclosing));
 
         PoolSnapshot after = self[0].apply(PUBLISHED);
 
+        enclosing.complete();
+
+        assertThat(enclosing.outcome()).isEqualTo("nested speech");
         assertThat(after.tenants()).containsOnlyKeys("speech");
         assertThat(enclosing.stagedRows()).hasSize(1);
     }
