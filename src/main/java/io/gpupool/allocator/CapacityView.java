@@ -174,11 +174,14 @@ public final class CapacityView {
         cpuFree[node] += s.cpuMilli();
         memoryFree[node] += s.memoryMib();
         if (s.gpu() >= 0) {
-            if (s.migProfile() != null) {
+            if (s.migProfile() != null && layout.gpuMig[s.gpu()]) {
+                // as adjust: a partition the card no longer lists gives back none of the ones it does
                 int p = layout.indexOf(layout.migProfiles, s.migProfile());
-                migFree[s.gpu()] = migFree[s.gpu()].clone();
-                migFree[s.gpu()][p]++;
-                gpuFree[s.gpu()] += layout.migProfileMilli[p];
+                if (p >= 0) {
+                    migFree[s.gpu()] = migFree[s.gpu()].clone();
+                    migFree[s.gpu()][p]++;
+                    gpuFree[s.gpu()] += layout.migProfileMilli[p];
+                }
             } else {
                 gpuFree[s.gpu()] = Math.min(PlacementRequest.WHOLE, gpuFree[s.gpu()] + s.milli());
             }

@@ -123,7 +123,12 @@ public final class CapacityViewBuilder {
                     migFree[i][layout.indexOf(profiles, p)]++;
                 }
                 for (String p : gpu.migUsed()) {
-                    migFree[i][layout.indexOf(profiles, p)]--;
+                    // A partition the card no longer lists (re-partitioned under its lease) takes none of
+                    // the ones it does, as when a lease change is applied (CapacityView.adjust).
+                    int profile = layout.indexOf(profiles, p);
+                    if (profile >= 0) {
+                        migFree[i][profile]--;
+                    }
                 }
                 int free = 0;
                 for (int p = 0; p < profiles.length; p++) {
