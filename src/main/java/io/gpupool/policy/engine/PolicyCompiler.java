@@ -12,7 +12,6 @@ import io.gpupool.policy.engine.PolicyMessage.Stage;
 import io.gpupool.policy.ruleset.RuleSet;
 import io.gpupool.policy.sandbox.RuleBudget;
 import io.gpupool.policy.sandbox.RuleSandbox;
-import org.drools.model.codegen.ExecutableModelProject;
 import org.drools.compiler.compiler.io.memory.MemoryFileSystem;
 import org.drools.compiler.kie.builder.impl.MemoryKieModule;
 import org.drools.modelcompiler.CanonicalKieModule;
@@ -33,15 +32,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * Compiles a rule set into a {@link CompiledPolicy}. Each file is written at a path matching its
- * {@code package} (Drools warns otherwise) under a release id of its own, so concurrent compiles do
- * not share a module; the module is dropped from the Kie repository once the base exists, so
- * repeated uploads do not accumulate. Messages point back at the author's file names.
+ * {@code package} (Drools warns otherwise). Every build runs under one release id, one build at a
+ * time: the executable model names the Java it generates after the release id (each package's
+ * classes, and through their imports every lambda class), so under one id the same rules generate
+ * the same Java in every build, and {@link GeneratedClassReuse} can give the classes compiled
+ * before; and the Kie repository holds a module by its id from the build to the container, which
+ * two builds under one id at once would share. The module is dropped from the Kie repository once
+ * the base exists, so repeated uploads do not accumulate. Messages point back at the author's file names.
  */
 public final class PolicyCompiler {
     private static final Pattern PACKAGE = Pattern.compile("(?m)^\\s*package\\s+([\\w.]+)\\s*;?");
@@ -51,8 +53,22 @@ public final class PolicyCompiler {
     private static final Pattern DECISIONS_GLOBAL = Pattern.compile("(?m)^\\s*global\\s+[\\w.]*Decisions\\s+decisions\\b");
     private static final Pattern COLUMN_IN_TEXT = Pattern.compile("Column: (\\d+)\\]");
     private static final int POOLED_SESSIONS = 4;
-    private static final AtomicLong BUILDS = new AtomicLong();
+    /** The one release id of every build (see the class comment), and the lock that keeps them one at a time. */
+    private static final String RELEASE_ARTIFACT = "ruleset";
+    private static final Object ONE_BUILD_AT_A_TIME = new Object();
     private final RuleSandbox sandbox = new RuleSandbox();
+    /** The generated Java compiled by the builds before, shared by every compiler of the process. */
+    private static final GeneratedClassReuse GENERATED_CLASSES = new GeneratedClassReuse();
+    private final GeneratedClassReuse generatedClasses;
+
+    public PolicyCompiler() {
+        this(GENERATED_CLASSES);
+    }
+
+    /** A compiler keeping generated classes in {@code generatedClasses} (tests: one of their own, or none kept). */
+    PolicyCompiler(GeneratedClassReuse generatedClasses) {
+        this.generatedClasses = generatedClasses;
+    }
     private static final RuleBudget.Limits BUILD_BUDGET = new RuleBudget.Limits(java.time.Duration.ofSeconds(10),
             EvaluationLimits.DEFAULT_BASE_BYTES);
     private static final int CACHED_COMPILATIONS = 12;
@@ -101,10 +117,17 @@ public final class PolicyCompiler {
         }
     }
 
-    private Compilation build(RuleSet ruleSet) {
+    /** Builds {@code ruleSet} whatever the cache of compilations holds (tests). */
+    Compilation build(RuleSet ruleSet) {
+        synchronized (ONE_BUILD_AT_A_TIME) {
+            return buildAlone(ruleSet);
+        }
+    }
+
+    private Compilation buildAlone(RuleSet ruleSet) {
         KieServices ks = KieServices.Factory.get();
         KieFileSystem kfs = ks.newKieFileSystem();
-        ReleaseId releaseId = ks.newReleaseId("io.gpupool.policy", "ruleset-" + BUILDS.incrementAndGet(), "1.0.0");
+        ReleaseId releaseId = ks.newReleaseId("io.gpupool.policy", RELEASE_ARTIFACT, "1.0.0");
         kfs.generateAndWritePomXML(releaseId);
         Map<String, String> authorPathByKiePath = new HashMap<>();
         for (Map.Entry<String, String> file : ruleSet.ruleFiles().entrySet()) {
@@ -114,7 +137,9 @@ public final class PolicyCompiler {
         }
         KieBuilder builder;
         try {
-            builder = ks.newKieBuilder(kfs).buildAll(ExecutableModelProject.class);
+            // The executable model's build, but its generated Java compiled only where earlier builds did not.
+            builder = ((org.drools.compiler.kie.builder.impl.KieBuilderImpl) ks.newKieBuilder(kfs))
+                    .buildAll(ReusingModelProject.supplier(generatedClasses), path -> true);
         } catch (RuntimeException e) {
             // The executable model throws for what it cannot translate (e.g. accumulate code it would hand to MVEL).
             ks.getRepository().removeKieModule(releaseId);

@@ -12,18 +12,25 @@ import java.util.TreeMap;
 /**
  * The Drools build of a candidate never seen (a comment makes each content unique, so the
  * compilation cache never answers), as a dry-run pays it: wall time and the building thread's CPU
- * time per build, after warm-up builds. Usage: {@code ... io.gpupool.policy.perf.CandidateBuildBenchmark [builds]}
+ * time per build, after warm-up builds. With {@code rule} as second argument, each build also moves
+ * a rule's threshold (one rule's generated Java new to the build, as when an author edits a rule).
+ * Usage: {@code ... io.gpupool.policy.perf.CandidateBuildBenchmark [builds] [comment|rule]}
  */
 public final class CandidateBuildBenchmark {
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     public static void main(String[] args) {
         int builds = args.length > 0 ? Integer.parseInt(args[0]) : 10;
+        boolean ruleChanged = args.length > 1 && "rule".equals(args[1]);
         System.out.printf("load average at start: %.2f%n", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
         for (int i = -3; i < builds; i++) {
             Map<String, String> files = new TreeMap<>(PolicyFiles.staleAfterTwoMinutes());
             String first = files.keySet().stream().filter(p -> p.endsWith(".drl")).findFirst().orElseThrow();
             files.put(first, files.get(first) + "\n// build " + i + " " + System.nanoTime() + "\n");
+            if (ruleChanged) {
+                String reclamation = "reclamation/reclamation.drl";
+                files.put(reclamation, files.get(reclamation).replace("heartbeatAgeSeconds > 120", "heartbeatAgeSeconds > " + (1000 + i)));
+            }
             long t = System.nanoTime();
             long c = THREADS.getCurrentThreadCpuTime();
             new PolicyCompiler().compile(RuleSet.draft(files).withVersion("candidate")).orThrow();

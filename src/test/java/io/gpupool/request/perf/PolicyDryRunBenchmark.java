@@ -156,7 +156,7 @@ public final class PolicyDryRunBenchmark {
             double[] freshCpu = new double[freshRuns];
             double[] freshThread = new double[freshRuns];
             for (int i = 0; i < freshRuns; i++) {
-                DryRunRequest unique = new DryRunRequest(null, withMarker(PolicyFiles.staleAfterTwoMinutes(), 100 + i), null, null);
+                DryRunRequest unique = new DryRunRequest(null, neverSeen(100 + i), null, null);
                 long t = System.nanoTime();
                 long c = cpu();
                 long tc = threadCpu();
@@ -191,6 +191,25 @@ public final class PolicyDryRunBenchmark {
                                Map<String, String> files) {
         var ruleSet = io.gpupool.policy.ruleset.RuleSet.draft(files).withVersion("candidate");
         fleetCheck.start(ruleSet, validator.validate(ruleSet)).join();
+    }
+
+    /**
+     * The candidate of a run never seen: with a comment unique to {@code run} (its generated Java that of
+     * the candidate seen before), or with -Dbenchmark.never-seen=rule also its stale-heartbeat threshold
+     * moved within the leases' silence (121–129 s of 180: the same decisions, but one rule's Java new to the
+     * build, as when an author edits a rule).
+     */
+    private static Map<String, String> neverSeen(int run) {
+        Map<String, String> files = withMarker(PolicyFiles.staleAfterTwoMinutes(), run);
+        if ("rule".equals(System.getProperty("benchmark.never-seen", "comment"))) {
+            String reclamation = "reclamation/reclamation.drl";
+            String text = files.get(reclamation);
+            if (!text.contains("heartbeatAgeSeconds > 120")) {
+                throw new IllegalStateException("the candidate's stale-heartbeat rule is not where the benchmark expects it");
+            }
+            files.put(reclamation, text.replace("heartbeatAgeSeconds > 120", "heartbeatAgeSeconds > 12" + (1 + run % 9)));
+        }
+        return files;
     }
 
     /** The files with a comment that makes their content, and so their hash, unique to {@code run}. */
