@@ -38,9 +38,10 @@ import java.util.concurrent.Future;
 /**
  * Policy replays as asynchronous jobs: every input is read and checked, and every policy compiled,
  * when the job is asked for (a bad one is refused then, with its file, line and field); the runs
- * themselves go one at a time per {@code gpupool.replay.threads} (default 1). Each job runs in a
- * child JVM of its own ({@link ReplayChildProcess}; {@code gpupool.replay.isolation=process}, the
- * default), so that its JIT compiling, collecting and heap are not the service's and the kernel
+ * themselves go one at a time per {@code gpupool.replay.threads} (default 1). With
+ * {@code gpupool.replay.isolation=process} each job runs in a child JVM of its own
+ * ({@link ReplayChildProcess}; not the default: on a quiet machine every child pays a fresh JVM's
+ * JIT beside the lease path, docs/performance.md), so that its JIT compiling, collecting and heap are not the service's and the kernel
  * schedules it as one process at the lowest priority, in a group of its own; cancelling a job kills
  * it. With {@code isolation=thread} it runs on the runner thread at the lowest OS priority
  * ({@link BackgroundPriority}). Either way, while the rest of the machine is busy the replay holds
@@ -84,7 +85,7 @@ public class ReplayJobs {
                @Value("${gpupool.replay.cpu-share:0.1}") double cpuShare,
                @Value("${gpupool.replay.machine-busy:0.25}") double machineBusy,
                @Value("${gpupool.replay.nice:19}") int nice,
-               @Value("${gpupool.replay.isolation:process}") String isolation,
+               @Value("${gpupool.replay.isolation:thread}") String isolation,
                @Value("${gpupool.replay.work-dir:}") String workDir,
                @Value("${gpupool.replay.child-heap:2g}") String childHeap) {
         this.history = history;

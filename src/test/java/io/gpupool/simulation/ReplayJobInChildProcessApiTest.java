@@ -34,6 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @DatabaseTest
 @Property(name = "gpupool.preemption.pass-budget", value = "1h") // runs compared byte for byte must not depend on the machine's load
 @Property(name = "gpupool.replay.cpu-share", value = "1")
+@Property(name = "gpupool.replay.isolation", value = "process")
 class ReplayJobInChildProcessApiTest {
     @Inject
     @Client("/")
