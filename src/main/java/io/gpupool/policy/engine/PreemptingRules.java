@@ -62,7 +62,7 @@ public final class PreemptingRules {
 
     public static PreemptingRules of(CompiledPolicy policy, EvaluationLimits limits) {
         List<List<Pattern>> naming = new ArrayList<>();
-        Map<String, ReclaimRules.ClassNode> classes = new HashMap<>();
+        Map<String, ConsequenceCode.ClassNode> classes = new HashMap<>();
         for (KiePackage pkg : policy.kieBase().getKiePackages()) {
             for (Rule rule : pkg.getRules()) {
                 if (!(rule instanceof RuleImpl impl)) {
@@ -71,7 +71,7 @@ public final class PreemptingRules {
                 if (impl.isQuery()) {
                     continue;
                 }
-                ReclaimRules.Consequence consequence = ReclaimRules.consequence(impl, policy.generatedClasses(), classes,
+                ConsequenceCode.Consequence consequence = ConsequenceCode.consequence(impl, policy.generatedClasses(), classes,
                         "preempt");
                 if (consequence.mayInsert()) {
                     return new PreemptingRules(List.of(), false, limits);
