@@ -22,12 +22,14 @@ public final class TelemetrySettings {
     private final int queueReports;
     private final Duration retentionBatch;
     private final Duration memoryWindow;
+    private final Duration commitInterval;
 
     public TelemetrySettings(@Value("${gpupool.telemetry.raw-retention:24h}") Duration rawRetention,
                              @Value("${gpupool.telemetry.rollup-retention:30d}") Duration rollupRetention,
                              @Value("${gpupool.telemetry.queue-reports:2000}") int queueReports,
                              @Value("${gpupool.telemetry.retention-batch:15m}") Duration retentionBatch,
-                             @Value("${gpupool.telemetry.memory-window:135m}") Duration memoryWindow) {
+                             @Value("${gpupool.telemetry.memory-window:135m}") Duration memoryWindow,
+                             @Value("${gpupool.telemetry.commit-interval:200ms}") Duration commitInterval) {
         if (rawRetention.compareTo(BUCKET) < 0) {
             throw new IllegalArgumentException("gpupool.telemetry.raw-retention must be at least 5 minutes, was " + rawRetention);
         }
@@ -50,6 +52,11 @@ public final class TelemetrySettings {
                     + ") must not exceed gpupool.telemetry.raw-retention (" + rawRetention + "): it is reloaded from the raw samples");
         }
         this.memoryWindow = memoryWindow;
+        if (commitInterval.isNegative() || commitInterval.compareTo(Duration.ofSeconds(5)) > 0) {
+            throw new IllegalArgumentException("gpupool.telemetry.commit-interval must be between 0 and 5s (agents wait for"
+                    + " their report's commit), was " + commitInterval);
+        }
+        this.commitInterval = commitInterval;
     }
 
     public Duration rawRetention() { return rawRetention; }
@@ -59,4 +66,6 @@ public final class TelemetrySettings {
     public Duration retentionBatch() { return retentionBatch; }
     /** How much recent activity idle reclamation keeps in memory (longer idle rules need a longer window). */
     public Duration memoryWindow() { return memoryWindow; }
+    /** How often at most the telemetry writer starts a transaction ({@link TelemetryWriter}). */
+    public Duration commitInterval() { return commitInterval; }
 }

@@ -39,6 +39,15 @@ import java.util.function.Consumer;
  * {@code gpupool.telemetry.wait-for-flush} is set: "committed" then means visible and atomic, and on
  * disk with the next flush (within ~600 ms); a crash of the database server in between loses the
  * samples (a gap, as a missed scrape) and the presence row (the node's next report writes it again).
+ *
+ * <p>Transactions start at most once per {@code gpupool.telemetry.commit-interval} (default 200 ms):
+ * a report that arrives sooner after the last one began waits for the next, together with every
+ * report that arrives meanwhile. A fleet's routine reports then cost the database a few
+ * transactions a second instead of one per report or two (measured at 125 reports/s: docs/performance.md,
+ * "Telemetry in fewer transactions"): each transaction is round-trips, a writer-fence check and a
+ * wake-up of a database backend that the lease path's commits would otherwise not share the cores
+ * with. An agent reports every few seconds, so the wait is a small part of its interval; 0 writes
+ * each lot as soon as it is there (the tests' setting).
  */
 @Singleton
 public class TelemetryWriter {
@@ -46,6 +55,7 @@ public class TelemetryWriter {
     /** Rows per INSERT: 7 parameters a row keeps a statement far below the drivers' limits. */
     private static final int ROWS_PER_INSERT = 500;
     private static final int MAX_REPORTS_PER_TRANSACTION = 500;
+    private static final long STOP_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     /** One report's durable part. {@code agent} null: samples only. */
     record Pending(String nodeId, NodeAgent agent, List<ActivitySample> samples, CompletableFuture<Void> done) {
@@ -59,23 +69,31 @@ public class TelemetryWriter {
 
     private final Consumer<List<Pending>> sink;
     private final boolean waitForFlush;
+    private final long commitIntervalNanos;
 
     @Inject
     TelemetryWriter(TransactionOperations<Connection> tx, WriterLock writerLock, TelemetrySettings settings,
                     @io.micronaut.context.annotation.Value("${gpupool.telemetry.nice:10}") int nice,
                     @io.micronaut.context.annotation.Value("${gpupool.telemetry.wait-for-flush:false}") boolean waitForFlush) {
-        this(tx, writerLock, settings.queueReports(), null, BackgroundPriority.of(nice), waitForFlush);
+        this(tx, writerLock, settings.queueReports(), null, BackgroundPriority.of(nice), waitForFlush, settings.commitInterval());
     }
 
-    /** With {@code sink} instead of the database (the back-pressure tests hold it). */
+    /** With {@code sink} instead of the database (the back-pressure tests hold it), writing each lot at once. */
     TelemetryWriter(int queueReports, Consumer<List<Pending>> sink) {
-        this(null, null, queueReports, sink, BackgroundPriority.of(0), true);
+        this(queueReports, sink, java.time.Duration.ZERO);
+    }
+
+    /** With {@code sink} instead of the database, starting a write at most once per {@code commitInterval}. */
+    TelemetryWriter(int queueReports, Consumer<List<Pending>> sink, java.time.Duration commitInterval) {
+        this(null, null, queueReports, sink, BackgroundPriority.of(0), true, commitInterval);
     }
 
     private TelemetryWriter(TransactionOperations<Connection> tx, WriterLock writerLock, int queueReports,
-                            Consumer<List<Pending>> sink, BackgroundPriority background, boolean waitForFlush) {
+                            Consumer<List<Pending>> sink, BackgroundPriority background, boolean waitForFlush,
+                            java.time.Duration commitInterval) {
         this.tx = tx;
         this.waitForFlush = waitForFlush;
+        this.commitIntervalNanos = commitInterval.toNanos();
         this.writerLock = writerLock;
         this.sink = sink != null ? sink : this::write;
         this.queue = new ArrayBlockingQueue<>(queueReports);
@@ -103,6 +121,7 @@ public class TelemetryWriter {
 
     private void run() {
         List<Pending> batch = new ArrayList<>();
+        long lastStart = System.nanoTime() - commitIntervalNanos;
         while (!stopping || !queue.isEmpty()) {
             try {
                 Pending first = queue.poll(200, TimeUnit.MILLISECONDS);
@@ -110,7 +129,9 @@ public class TelemetryWriter {
                     continue;
                 }
                 batch.add(first);
-                queue.drainTo(batch, MAX_REPORTS_PER_TRANSACTION - 1);
+                gatherUntil(batch, lastStart + commitIntervalNanos);
+                queue.drainTo(batch, MAX_REPORTS_PER_TRANSACTION - batch.size());
+                lastStart = System.nanoTime();
                 sink.accept(batch);
                 batch.forEach(p -> p.done().complete(null));
             } catch (InterruptedException e) {
@@ -121,6 +142,21 @@ public class TelemetryWriter {
                 batch.forEach(p -> p.done().completeExceptionally(e));
             } finally {
                 batch.clear();
+            }
+        }
+    }
+
+    /**
+     * Takes reports into {@code batch} as they arrive until {@code deadline} ({@link System#nanoTime()}),
+     * a full transaction's worth, or shutdown, whichever comes first.
+     */
+    private void gatherUntil(List<Pending> batch, long deadline) throws InterruptedException {
+        long left;
+        while (!stopping && batch.size() < MAX_REPORTS_PER_TRANSACTION && (left = deadline - System.nanoTime()) > 0) {
+            // in slices, so that a shutdown is seen within one: it writes what is gathered at once
+            Pending next = queue.poll(Math.min(left, STOP_CHECK_NANOS), TimeUnit.NANOSECONDS);
+            if (next != null) {
+                batch.add(next);
             }
         }
     }

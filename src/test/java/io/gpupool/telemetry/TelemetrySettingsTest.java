@@ -12,7 +12,17 @@ class TelemetrySettingsTest {
     private static final Duration DAY = Duration.ofHours(24);
 
     private static TelemetrySettings settings(Duration raw, Duration rollup, int queue, Duration batch, Duration memory) {
-        return new TelemetrySettings(raw, rollup, queue, batch, memory);
+        return new TelemetrySettings(raw, rollup, queue, batch, memory, Duration.ofMillis(200));
+    }
+
+    @Test
+    void aCommitIntervalThatWouldKeepAgentsWaitingLongerThanFiveSecondsIsRefused() {
+        Duration bucket = TelemetrySettings.BUCKET;
+        assertThat(new TelemetrySettings(bucket, bucket, 1, bucket, bucket, Duration.ZERO).commitInterval()).isZero();
+        assertThatThrownBy(() -> new TelemetrySettings(bucket, bucket, 1, bucket, bucket, Duration.ofSeconds(6)))
+                .hasMessage("gpupool.telemetry.commit-interval must be between 0 and 5s (agents wait for their report's commit), was PT6S");
+        assertThatThrownBy(() -> new TelemetrySettings(bucket, bucket, 1, bucket, bucket, Duration.ofMillis(-1)))
+                .hasMessageStartingWith("gpupool.telemetry.commit-interval must be between 0 and 5s");
     }
 
     @Test

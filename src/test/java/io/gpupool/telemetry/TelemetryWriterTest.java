@@ -71,6 +71,52 @@ class TelemetryWriterTest {
     }
 
     @Test
+    void reportsArrivingWithinTheCommitIntervalWaitForItsEndAndGoOutInOneWrite() throws Exception {
+        List<Integer> batchSizes = new ArrayList<>();
+        List<Long> starts = new ArrayList<>();
+        TelemetryWriter writer = new TelemetryWriter(100, batch -> {
+            synchronized (batchSizes) {
+                batchSizes.add(batch.size());
+                starts.add(System.nanoTime());
+            }
+        }, java.time.Duration.ofMillis(400));
+        writer.submit("n0", null, samples("d0")).get(10, TimeUnit.SECONDS); // the first after a quiet spell: at once
+        List<CompletableFuture<Void>> rest = new ArrayList<>();
+        for (int i = 1; i <= 5; i++) {
+            rest.add(writer.submit("n" + i, null, samples("d" + i)));
+        }
+        for (CompletableFuture<Void> f : rest) {
+            f.get(10, TimeUnit.SECONDS);
+        }
+
+        synchronized (batchSizes) {
+            assertThat(batchSizes).containsExactly(1, 5);
+            assertThat(starts.get(1) - starts.get(0)).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(400));
+        }
+    }
+
+    @Test
+    void aReportAfterAQuietSpellIsWrittenWithoutWaitingAnInterval() throws Exception {
+        TelemetryWriter writer = new TelemetryWriter(10, batch -> { }, java.time.Duration.ofSeconds(5));
+        long start = System.nanoTime();
+        writer.submit("n1", null, samples("d1")).get(10, TimeUnit.SECONDS);
+
+        assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(4));
+    }
+
+    @Test
+    void stoppingWritesWhatIsGatheredWithoutWaitingOutTheInterval() throws Exception {
+        TelemetryWriter writer = new TelemetryWriter(10, batch -> { }, java.time.Duration.ofSeconds(5));
+        writer.submit("n1", null, samples("d1")).get(10, TimeUnit.SECONDS);
+        CompletableFuture<Void> second = writer.submit("n2", null, samples("d2")); // due 5 s after the first
+        long start = System.nanoTime();
+        writer.stop();
+
+        assertThat(second).isCompleted();
+        assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(4));
+    }
+
+    @Test
     void aFailedWriteFailsTheReportsOfItsBatch() {
         TelemetryWriter writer = new TelemetryWriter(10, batch -> {
             throw new IllegalStateException("database gone");
