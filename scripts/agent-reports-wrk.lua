@@ -40,7 +40,9 @@ function init(args)
   period = rate > 0 and stride * 1000 / rate or 0 -- ms between two calls of this thread
   node = index
   sequence = os.time() * 1000000 + index * 100000 -- above every earlier run's numbers
-  due = now_ms()
+  -- the threads' first calls spread over one period from the start (not all a period after it: with
+  -- 40 threads at 125 reports/s that lost a period's worth, 1.6 %, of every phase's count)
+  due = now_ms() - period + period * index / stride
   ok, failed = 0, 0
 end
 
