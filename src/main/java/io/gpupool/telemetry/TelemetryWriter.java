@@ -47,7 +47,9 @@ import java.util.function.Consumer;
  * "Telemetry in fewer transactions"): each transaction is round-trips, a writer-fence check and a
  * wake-up of a database backend that the lease path's commits would otherwise not share the cores
  * with. An agent reports every few seconds, so the wait is a small part of its interval; 0 writes
- * each lot as soon as it is there (the tests' setting).
+ * each lot as soon as it is there (the tests' setting). After a full transaction
+ * ({@value #MAX_REPORTS_PER_TRANSACTION} reports) the next starts at once: the interval gathers, it
+ * never holds back a backlog.
  */
 @Singleton
 public class TelemetryWriter {
@@ -122,6 +124,7 @@ public class TelemetryWriter {
     private void run() {
         List<Pending> batch = new ArrayList<>();
         long lastStart = System.nanoTime() - commitIntervalNanos;
+        boolean lastFull = false;
         while (!stopping || !queue.isEmpty()) {
             try {
                 Pending first = queue.poll(200, TimeUnit.MILLISECONDS);
@@ -129,9 +132,12 @@ public class TelemetryWriter {
                     continue;
                 }
                 batch.add(first);
-                gatherUntil(batch, lastStart + commitIntervalNanos);
+                if (!lastFull) { // after a full transaction there is a backlog: nothing to wait for
+                    gatherUntil(batch, lastStart + commitIntervalNanos);
+                }
                 queue.drainTo(batch, MAX_REPORTS_PER_TRANSACTION - batch.size());
                 lastStart = System.nanoTime();
+                lastFull = batch.size() >= MAX_REPORTS_PER_TRANSACTION;
                 sink.accept(batch);
                 batch.forEach(p -> p.done().complete(null));
             } catch (InterruptedException e) {

@@ -105,6 +105,38 @@ class TelemetryWriterTest {
     }
 
     @Test
+    void aBacklogIsWrittenWithoutWaitingAnIntervalAfterAFullTransaction() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch writing = new CountDownLatch(1);
+        List<Integer> batchSizes = new ArrayList<>();
+        TelemetryWriter writer = new TelemetryWriter(1_000, batch -> {
+            synchronized (batchSizes) {
+                batchSizes.add(batch.size());
+            }
+            writing.countDown();
+            await(release);
+        }, java.time.Duration.ofSeconds(5));
+        CompletableFuture<Void> first = writer.submit("n0", null, samples("d0"));
+        assertThat(writing.await(10, TimeUnit.SECONDS)).isTrue(); // held while 501 more queue up
+        List<CompletableFuture<Void>> rest = new ArrayList<>();
+        for (int i = 1; i <= 501; i++) {
+            rest.add(writer.submit("n" + i, null, samples("d" + i)));
+        }
+        long released = System.nanoTime();
+        release.countDown();
+        first.get(10, TimeUnit.SECONDS);
+        for (CompletableFuture<Void> f : rest) {
+            f.get(10, TimeUnit.SECONDS);
+        }
+
+        // the second lot stopped gathering when full, the third followed it at once (not 5 s later)
+        assertThat(System.nanoTime() - released).isLessThan(TimeUnit.SECONDS.toNanos(4));
+        synchronized (batchSizes) {
+            assertThat(batchSizes).containsExactly(1, 500, 1);
+        }
+    }
+
+    @Test
     void stoppingWritesWhatIsGatheredWithoutWaitingOutTheInterval() throws Exception {
         TelemetryWriter writer = new TelemetryWriter(10, batch -> { }, java.time.Duration.ofSeconds(5));
         writer.submit("n1", null, samples("d1")).get(10, TimeUnit.SECONDS);
