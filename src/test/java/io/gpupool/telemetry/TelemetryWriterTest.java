@@ -42,18 +42,35 @@ class TelemetryWriterTest {
         first.get(10, TimeUnit.SECONDS);
     }
 
+    /** A writer whose writes record their batch sizes and wait for {@code release} (each write, once it is counted down). */
+    private record HeldWriter(TelemetryWriter writer, CountDownLatch writing, CountDownLatch release, List<Integer> batchSizes) {
+        static HeldWriter of(int queueReports, java.time.Duration commitInterval) {
+            CountDownLatch release = new CountDownLatch(1);
+            CountDownLatch writing = new CountDownLatch(1);
+            List<Integer> batchSizes = new ArrayList<>();
+            TelemetryWriter writer = new TelemetryWriter(queueReports, batch -> {
+                synchronized (batchSizes) {
+                    batchSizes.add(batch.size());
+                }
+                writing.countDown();
+                await(release);
+            }, commitInterval);
+            return new HeldWriter(writer, writing, release, batchSizes);
+        }
+
+        List<Integer> sizes() {
+            synchronized (batchSizes) {
+                return List.copyOf(batchSizes);
+            }
+        }
+    }
+
     @Test
     void reportsThatQueuedWhileOneWasWrittenGoOutTogetherAndEachIsAnsweredOnlyAfterIt() throws Exception {
-        CountDownLatch release = new CountDownLatch(1);
-        CountDownLatch writing = new CountDownLatch(1);
-        List<Integer> batchSizes = new ArrayList<>();
-        TelemetryWriter writer = new TelemetryWriter(100, batch -> {
-            synchronized (batchSizes) {
-                batchSizes.add(batch.size());
-            }
-            writing.countDown();
-            await(release);
-        });
+        HeldWriter held = HeldWriter.of(100, java.time.Duration.ZERO);
+        TelemetryWriter writer = held.writer();
+        CountDownLatch release = held.release();
+        CountDownLatch writing = held.writing();
         CompletableFuture<Void> first = writer.submit("n0", null, samples("d0"));
         assertThat(writing.await(10, TimeUnit.SECONDS)).isTrue(); // the writer took the first alone and waits
         List<CompletableFuture<Void>> rest = new ArrayList<>();
@@ -67,7 +84,7 @@ class TelemetryWriterTest {
             f.get(10, TimeUnit.SECONDS);
         }
         first.get(10, TimeUnit.SECONDS);
-        assertThat(batchSizes).containsExactly(1, 5);
+        assertThat(held.sizes()).containsExactly(1, 5);
     }
 
     @Test
@@ -106,16 +123,10 @@ class TelemetryWriterTest {
 
     @Test
     void aBacklogIsWrittenWithoutWaitingAnIntervalAfterAFullTransaction() throws Exception {
-        CountDownLatch release = new CountDownLatch(1);
-        CountDownLatch writing = new CountDownLatch(1);
-        List<Integer> batchSizes = new ArrayList<>();
-        TelemetryWriter writer = new TelemetryWriter(1_000, batch -> {
-            synchronized (batchSizes) {
-                batchSizes.add(batch.size());
-            }
-            writing.countDown();
-            await(release);
-        }, java.time.Duration.ofSeconds(5));
+        HeldWriter held = HeldWriter.of(1_000, java.time.Duration.ofSeconds(5));
+        TelemetryWriter writer = held.writer();
+        CountDownLatch release = held.release();
+        CountDownLatch writing = held.writing();
         CompletableFuture<Void> first = writer.submit("n0", null, samples("d0"));
         assertThat(writing.await(10, TimeUnit.SECONDS)).isTrue(); // held while 501 more queue up
         List<CompletableFuture<Void>> rest = new ArrayList<>();
@@ -131,9 +142,7 @@ class TelemetryWriterTest {
 
         // the second lot stopped gathering when full, the third followed it at once (not 5 s later)
         assertThat(System.nanoTime() - released).isLessThan(TimeUnit.SECONDS.toNanos(4));
-        synchronized (batchSizes) {
-            assertThat(batchSizes).containsExactly(1, 500, 1);
-        }
+        assertThat(held.sizes()).containsExactly(1, 500, 1);
     }
 
     @Test
