@@ -131,7 +131,7 @@ public class LedgerRollups {
     /** Deletes and sums again the rollups of the days [from, to) from the ledger (400 for a bad range). */
     public synchronized Rebuild rebuild(String from, String to) {
         Instant[] range = range(from, to);
-        catchUpQuietly();
+        catchUp();
         long[] counts = writer.rebuild(range[0].toEpochMilli(), range[1].toEpochMilli());
         long[] cursors = writer.cursors();
         return new Rebuild(range[0], range[1], cursors[0], cursors[1], counts[0], counts[1]);
@@ -144,10 +144,6 @@ public class LedgerRollups {
         long[] cursors = writer.cursors();
         return new Check(range[0], range[1], cursors[0], cursors[1], c.differences() == 0, c.storedRows(), c.rebuiltRows(),
                 c.differences(), c.first());
-    }
-
-    private void catchUpQuietly() {
-        catchUp(writer::advance, batch);
     }
 
     /** Whole UTC days, {@code from} before {@code to}, at most 400 days, not before the raw ledger kept. */

@@ -15,6 +15,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -44,7 +45,7 @@ import java.util.function.Consumer;
  * a report that arrives sooner after the last one began waits for the next, together with every
  * report that arrives meanwhile. A fleet's routine reports then cost the database a few
  * transactions a second instead of one per report or two (measured at 125 reports/s: docs/performance.md,
- * "Telemetry in fewer transactions"): each transaction is round-trips, a writer-fence check and a
+ * "Node agent ingest"): each transaction is round-trips, a writer-fence check and a
  * wake-up of a database backend that the lease path's commits would otherwise not share the cores
  * with. An agent reports every few seconds, so the wait is a small part of its interval; 0 writes
  * each lot as soon as it is there (the tests' setting). After a full transaction
@@ -82,17 +83,17 @@ public class TelemetryWriter {
 
     /** With {@code sink} instead of the database (the back-pressure tests hold it), writing each lot at once. */
     TelemetryWriter(int queueReports, Consumer<List<Pending>> sink) {
-        this(queueReports, sink, java.time.Duration.ZERO);
+        this(queueReports, sink, Duration.ZERO);
     }
 
     /** With {@code sink} instead of the database, starting a write at most once per {@code commitInterval}. */
-    TelemetryWriter(int queueReports, Consumer<List<Pending>> sink, java.time.Duration commitInterval) {
+    TelemetryWriter(int queueReports, Consumer<List<Pending>> sink, Duration commitInterval) {
         this(null, null, queueReports, sink, BackgroundPriority.of(0), true, commitInterval);
     }
 
     private TelemetryWriter(TransactionOperations<Connection> tx, WriterLock writerLock, int queueReports,
                             Consumer<List<Pending>> sink, BackgroundPriority background, boolean waitForFlush,
-                            java.time.Duration commitInterval) {
+                            Duration commitInterval) {
         this.tx = tx;
         this.waitForFlush = waitForFlush;
         this.commitIntervalNanos = commitInterval.toNanos();
