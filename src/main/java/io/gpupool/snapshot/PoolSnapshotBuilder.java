@@ -5,7 +5,6 @@ import io.gpupool.domain.inventory.Device;
 import io.gpupool.domain.inventory.DeviceProfile;
 import io.gpupool.domain.inventory.Node;
 import io.gpupool.domain.inventory.Site;
-import io.gpupool.domain.lease.DeviceShare;
 import io.gpupool.domain.lease.Lease;
 import io.gpupool.domain.lease.LeaseState;
 import io.gpupool.domain.tenancy.Pool;
@@ -18,6 +17,7 @@ import org.pcollections.PMap;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -165,15 +165,24 @@ public final class PoolSnapshotBuilder {
             }
             return PoolSnapshot.noUsage().plusAll(used);
         }
-        PMap<String, Integer> used = promised ? base.promisedMilliByDevice() : base.usedMilliByDevice();
+        // Net change per device first: a lease replaced with the same shares (a notice, a heartbeat, a
+        // state change) changes nothing here, and the persistent map is touched once per device that moved.
+        Map<String, Integer> change = new HashMap<>();
         for (Lease lease : delta.leasesRemoved()) {
             if (!promised || lease.state() == LeaseState.PREEMPTING) {
-                used = add(used, lease, -1);
+                lease.shares().forEach(s -> change.merge(s.deviceId(), -s.milli(), Integer::sum));
             }
         }
         for (Lease lease : delta.leasesAdded()) {
             if (!promised || lease.state() == LeaseState.PREEMPTING) {
-                used = add(used, lease, 1);
+                lease.shares().forEach(s -> change.merge(s.deviceId(), s.milli(), Integer::sum));
+            }
+        }
+        PMap<String, Integer> used = promised ? base.promisedMilliByDevice() : base.usedMilliByDevice();
+        for (Map.Entry<String, Integer> moved : change.entrySet()) {
+            if (moved.getValue() != 0) {
+                int milli = used.getOrDefault(moved.getKey(), 0) + moved.getValue();
+                used = milli == 0 ? used.minus(moved.getKey()) : used.plus(moved.getKey(), milli);
             }
         }
         return used;
@@ -195,13 +204,5 @@ public final class PoolSnapshotBuilder {
             }
         }
         return notice;
-    }
-
-    private static PMap<String, Integer> add(PMap<String, Integer> used, Lease lease, int sign) {
-        for (DeviceShare share : lease.shares()) {
-            int milli = used.getOrDefault(share.deviceId(), 0) + sign * share.milli();
-            used = milli == 0 ? used.minus(share.deviceId()) : used.plus(share.deviceId(), milli);
-        }
-        return used;
     }
 }

@@ -114,6 +114,46 @@ class IncrementalSnapshotTest {
     }
 
     @Test
+    void aSweepsWorthOfChangesInOneBuildEqualsAFreshBuildAndNoticesAloneLeaveTheUsedIndexAsItWas() {
+        LeaseChurn churn = new LeaseChurn(23);
+        PoolSnapshot s = churn.fleet();
+        for (int step = 0; step < 40; step++) {
+            s = churn.step(s);
+        }
+        List<Lease> held = s.leases().values().stream().filter(l -> l.state() == LeaseState.ACTIVE).toList();
+        assertThat(held).as("the churn leaves active leases to act on").hasSizeGreaterThan(5);
+        java.time.Instant deadline = s.takenAt().plusSeconds(300);
+
+        // a sweep's part: every active lease given notice at once (its shares unchanged)
+        PoolSnapshotBuilder noticed = s.toBuilder();
+        held.forEach(l -> noticed.lease(LeaseTransitions.notice(l, deadline, Leases.NOTICE)));
+        PoolSnapshot underNotice = noticed.build();
+        assertThat(underNotice.usedMilliByDevice()).as("notices move no GPU: the used index is the parent's")
+                .isSameAs(s.usedMilliByDevice());
+        assertSameIndexes(underNotice, fresh(underNotice));
+
+        // the grace periods' part: a third ended, a third heartbeating, a third left under notice
+        PoolSnapshotBuilder ended = underNotice.toBuilder();
+        for (int i = 0; i < held.size(); i++) {
+            Lease l = underNotice.leases().get(held.get(i).id());
+            if (i % 3 == 0) {
+                ended.lease(LeaseTransitions.end(l, LeaseState.RELEASED));
+            } else if (i % 3 == 1) {
+                ended.lease(LeaseTransitions.heartbeat(l, deadline));
+            }
+        }
+        PoolSnapshot after = ended.build();
+        assertSameIndexes(after, fresh(after));
+        assertThat(after.usedMilliByDevice()).isNotEqualTo(s.usedMilliByDevice());
+    }
+
+    private static void assertSameIndexes(PoolSnapshot s, PoolSnapshot expected) {
+        assertThat(s.usedMilliByDevice()).as("used milli per device").isEqualTo(expected.usedMilliByDevice());
+        assertThat(s.promisedMilli()).as("milli under notice per device").isEqualTo(expected.promisedMilli());
+        assertThat(s.underNotice()).as("leases under notice").isEqualTo(expected.underNotice());
+    }
+
+    @Test
     void unchangedMapsAreSharedWithTheParentAndChangedOnesAreNot() {
         PoolSnapshot s = new LeaseChurn(6).fleet();
         Lease l = s.leases().values().iterator().next();

@@ -59,6 +59,24 @@ public final class SnapshotBuildBenchmark {
                 devices.size(), leases.size(), pct(full, 50), pct(full, 90), full[0]);
         System.out.printf("snapshot copy-and-change (one lease): median %.1f ms, p90 %.1f ms, min %.1f ms%n",
                 pct(change, 50), pct(change, 90), change[0]);
+
+        // A reclamation sweep's part (WritesInParts: 256 lease changes to a write): notices, shares unchanged,
+        // then the grace periods' part, the same leases ended.
+        List<Lease> part = leases.subList(0, 256);
+        double[] notices = time(200, () -> {
+            PoolSnapshotBuilder b = base.toBuilder();
+            part.forEach(l -> b.lease(io.gpupool.domain.lease.LeaseTransitions.notice(l, now, Leases.NOTICE)));
+            b.build();
+        });
+        double[] ends = time(200, () -> {
+            PoolSnapshotBuilder b = base.toBuilder();
+            part.forEach(l -> b.lease(io.gpupool.domain.lease.LeaseTransitions.end(l, io.gpupool.domain.lease.LeaseState.RELEASED)));
+            b.build();
+        });
+        System.out.printf("snapshot copy-and-change (256 leases given notice): median %.2f ms, p90 %.2f ms, min %.2f ms%n",
+                pct(notices, 50), pct(notices, 90), notices[0]);
+        System.out.printf("snapshot copy-and-change (256 leases ended): median %.2f ms, p90 %.2f ms, min %.2f ms%n",
+                pct(ends, 50), pct(ends, 90), ends[0]);
     }
 
     private static double[] time(int runs, Runnable task) {
