@@ -32,11 +32,15 @@ public final class PreemptionShortlist {
     private final int perGpu;
     /** A card's sort key: not-known-freeable in this bit, milli to free (at most 1000) below it. */
     private static final int UNKNOWN = 1 << 16;
-    /** Nodes with enough usable cards for one member, cheapest first (cost in the high bits, node in the low). */
+    /**
+     * Nodes with enough usable cards for one member, cheapest first (cost in the high bits, node in
+     * the low), in the first {@code count} places (the array may be a {@link Scratch}'s, longer).
+     */
     private final long[] ranked;
+    private final int count;
 
     private PreemptionShortlist(CapacityView view, PlacementRequest request, BitSet usable,
-                                IntUnaryOperator promised, VictimHistory history) {
+                                IntUnaryOperator promised, VictimHistory history, Scratch scratch) {
         this.view = view;
         this.member = request.singleMember();
         this.usable = usable;
@@ -44,7 +48,7 @@ public final class PreemptionShortlist {
         this.history = history;
         this.perGpu = member.isMig() ? PlacementRequest.WHOLE : member.milliPerGpu();
         int need = Math.max(1, member.gpusPerMember());
-        long[] costs = new long[view.nodeCount()];
+        long[] costs = scratch.atLeast(view.nodeCount());
         int count = 0;
         int[] gpuNeeds = new int[16];
         // A node without a usable card cannot rank: with the usable cards given, only their nodes are visited.
@@ -69,8 +73,25 @@ public final class PreemptionShortlist {
             }
             costs[count++] = cost << 32 | n; // cost first, node index breaks ties
         }
-        this.ranked = Arrays.copyOf(costs, count);
-        Arrays.sort(ranked);
+        Arrays.sort(costs, 0, count);
+        this.ranked = costs;
+        this.count = count;
+    }
+
+    /**
+     * Room for one ranking at a time, reused by the next: a writer ranks once per victim search, and
+     * a node-sized array per search was most of what a scheduling pass allocated at 10,000 GPUs
+     * (2,000 searches, ~150 MB). A ranking made in it is valid until the next one made in it.
+     */
+    public static final class Scratch {
+        private long[] costs = new long[0];
+
+        long[] atLeast(int size) {
+            if (costs.length < size) {
+                costs = new long[size];
+            }
+            return costs;
+        }
     }
 
     /** The first node from {@code from} on with a usable card (every node counts when {@code usable} is null); -1 past the last. */
@@ -101,7 +122,13 @@ public final class PreemptionShortlist {
      */
     public static PreemptionShortlist rank(CapacityView view, PlacementRequest request, BitSet usable,
                                            IntUnaryOperator promised, VictimHistory history) {
-        return new PreemptionShortlist(view, request, usable, promised, history);
+        return rank(view, request, usable, promised, history, new Scratch());
+    }
+
+    /** As above, ranked in {@code scratch}: the ranking is valid until the next one made there. */
+    public static PreemptionShortlist rank(CapacityView view, PlacementRequest request, BitSet usable,
+                                           IntUnaryOperator promised, VictimHistory history, Scratch scratch) {
+        return new PreemptionShortlist(view, request, usable, promised, history, scratch);
     }
 
     /** {@code rank(...).cheapest(limit)}, knowing nothing of policy's earlier answers. */
@@ -112,7 +139,7 @@ public final class PreemptionShortlist {
 
     /** The counted GPUs on the {@code limit} cheapest nodes, or null when at most {@code limit} nodes have any. */
     public BitSet cheapest(int limit) {
-        if (ranked.length <= limit) {
+        if (count <= limit) {
             return null;
         }
         BitSet shortlisted = new BitSet(view.gpuCount());
@@ -129,7 +156,7 @@ public final class PreemptionShortlist {
 
     /** How many nodes have enough counted cards for one member. */
     public int nodes() {
-        return ranked.length;
+        return count;
     }
 
     /**
@@ -138,7 +165,7 @@ public final class PreemptionShortlist {
      */
     public int knownFreeable() {
         int known = 0;
-        while (known < ranked.length && (ranked[known] >>> 32) < UNKNOWN) {
+        while (known < count && (ranked[known] >>> 32) < UNKNOWN) {
             known++;
         }
         return known;
@@ -147,8 +174,8 @@ public final class PreemptionShortlist {
     /** The counted GPUs on every ranked node: all the cards where a victim search may still find room. */
     public BitSet all() {
         BitSet cards = new BitSet(view.gpuCount());
-        for (long r : ranked) {
-            int n = (int) r;
+        for (int i = 0; i < count; i++) {
+            int n = (int) ranked[i];
             for (int g = view.firstGpu(n); g < view.endGpu(n); g++) {
                 if (counts(g)) {
                     cards.set(g);

@@ -66,13 +66,22 @@ public record Evaluation(String policyVersion, Scope scope, List<Decision> decis
 
     /** Victims for a request, one per lease (lowest key kept), in preemption order. */
     public List<PreemptionCandidate> preemptionPlan(String requestId) {
-        Map<String, PreemptionCandidate> byLease = new LinkedHashMap<>();
-        decisionsOf(PreemptionCandidate.class).stream().filter(c -> c.requestId().equals(requestId))
-                .forEach(c -> byLease.merge(c.leaseId(), c, (a, b) -> b.orderKey() < a.orderKey() ? b : a));
-        return byLease.values().stream()
-                .sorted(Comparator.comparingLong(PreemptionCandidate::orderKey).thenComparing(PreemptionCandidate::leaseId))
-                .toList();
+        // A pool-wide search names thousands of leases: one pass over the decisions, one sort of an array.
+        Map<String, PreemptionCandidate> byLease = new java.util.HashMap<>();
+        for (Decision d : decisions) {
+            if (d instanceof PreemptionCandidate c && c.requestId().equals(requestId)) {
+                byLease.merge(c.leaseId(), c, (a, b) -> b.orderKey() < a.orderKey() ? b : a);
+            }
+        }
+        PreemptionCandidate[] plan = byLease.values().toArray(new PreemptionCandidate[0]);
+        java.util.Arrays.sort(plan, BY_ORDER_THEN_LEASE); // lease ids are unique here: a total order
+        return java.util.Collections.unmodifiableList(java.util.Arrays.asList(plan));
     }
+
+    private static final Comparator<PreemptionCandidate> BY_ORDER_THEN_LEASE = (a, b) -> {
+        int byOrder = Long.compare(a.orderKey(), b.orderKey());
+        return byOrder != 0 ? byOrder : a.leaseId().compareTo(b.leaseId());
+    };
 
     /**
      * The shortest prefix of the request's plan in one pool that frees {@code neededMilli} (after

@@ -24,6 +24,8 @@ public final class PreemptionSearch {
     private final int candidateNodes;
     /** What earlier searches learned (where policy named victims, and where it protected all), across attempts. */
     private final PreemptionMemory memory = new PreemptionMemory();
+    /** Where each search ranks its nodes, one search at a time (single writer). */
+    private final PreemptionShortlist.Scratch ranking = new PreemptionShortlist.Scratch();
 
     /**
      * {@code candidateNodes}: in a pool with more nodes than this (for a gang, or four per member if
@@ -58,7 +60,7 @@ public final class PreemptionSearch {
         // before and the least must be freed, then more of them, and every node last only if no
         // page had a victim set (cards policy recently protected are left out throughout).
         PreemptionShortlist ranked = PreemptionShortlist.rank(view, placement, usable, memory::promisedMilli,
-                memory.history(requestClass, gate.now(), gate.every(), gate.fullSearchDue()));
+                memory.history(requestClass, gate.now(), gate.every(), gate.fullSearchDue()), ranking);
         // Where policy named enough before, a quarter of the shortlist (at least one node) first.
         int known = Math.min(ranked.knownFreeable(), Math.max(1, limit / 4));
         for (int page = known > 0 ? known : limit; ; page = page < limit ? limit : page * 4) {
