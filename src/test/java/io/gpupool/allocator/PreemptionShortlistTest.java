@@ -158,6 +158,61 @@ class PreemptionShortlistTest {
     }
 
     /** Policy's earlier answers: milli named per GPU index (others never asked), all recent or all old. */
+    @Test
+    void aRankingAskedAgainOnTheSameInputsIsGivenAgainAndOneOnOtherAnswersIsMadeAnew() {
+        PreemptionShortlist.Scratch scratch = new PreemptionShortlist.Scratch();
+        PlacementRequest oneCard = request().gpus(1).build();
+        BitSet first = PreemptionShortlist.rank(view, oneCard, null, g -> 0, VictimHistory.NONE, scratch, "answers 1")
+                .cheapest(1);
+
+        BitSet again = PreemptionShortlist.rank(view, oneCard, null, g -> 0, VictimHistory.NONE, scratch, "answers 1")
+                .cheapest(1);
+        assertThat(scratch.reused()).as("the same view, member and answers").isEqualTo(1);
+        assertThat(again).isEqualTo(first);
+
+        // light/gpu0 promised to another request: the caller's token says so, and the ranking follows.
+        int lightGpu0 = view.gpuIndex("light/gpu0");
+        BitSet promised = PreemptionShortlist.rank(view, oneCard, null, g -> g == lightGpu0 ? 200 : 0,
+                VictimHistory.NONE, scratch, "answers 2").cheapest(1);
+        assertThat(scratch.reused()).isEqualTo(1);
+        assertThat(promised.stream().mapToObj(view::deviceId)).containsExactlyInAnyOrder("half/gpu0", "half/gpu1");
+    }
+
+    @Test
+    void aRankingIsMadeAnewForAnotherMemberAnotherViewOrTheSameViewChangedInPlace() {
+        PreemptionShortlist.Scratch scratch = new PreemptionShortlist.Scratch();
+        PreemptionShortlist.rank(view, request().gpus(1).build(), null, g -> 0, VictimHistory.NONE, scratch, "same");
+
+        BitSet twoCards = PreemptionShortlist.rank(view, request().gpus(2).build(), null, g -> 0, VictimHistory.NONE,
+                scratch, "same").cheapest(1);
+        assertThat(twoCards.stream().mapToObj(view::deviceId)).as("another member size")
+                .containsExactlyInAnyOrder("half/gpu0", "half/gpu1");
+
+        CapacityView freed = view.release(java.util.List.of(new HeldShare(0, view.gpuIndex("busy/gpu0"), 900, null, 0, 0)));
+        BitSet onFreed = PreemptionShortlist.rank(freed, request().gpus(2).build(), null, g -> 0, VictimHistory.NONE,
+                scratch, "same").cheapest(1);
+        assertThat(onFreed.stream().mapToObj(freed::deviceId)).as("another view: busy/gpu0 is free now")
+                .containsExactlyInAnyOrder("busy/gpu0", "busy/gpu1");
+
+        CapacityView edited = view.copy();
+        PreemptionShortlist.rank(edited, request().gpus(2).build(), null, g -> 0, VictimHistory.NONE, scratch, "same");
+        edited.give(new HeldShare(0, view.gpuIndex("busy/gpu0"), 900, null, 0, 0));
+        BitSet onEdited = PreemptionShortlist.rank(edited, request().gpus(2).build(), null, g -> 0, VictimHistory.NONE,
+                scratch, "same").cheapest(1);
+        assertThat(onEdited.stream().mapToObj(edited::deviceId)).as("the same view, changed in place")
+                .containsExactlyInAnyOrder("busy/gpu0", "busy/gpu1");
+        assertThat(scratch.reused()).isZero();
+    }
+
+    @Test
+    void withoutTheCallersTokenEveryRankingIsMadeAnew() {
+        PreemptionShortlist.Scratch scratch = new PreemptionShortlist.Scratch();
+        PreemptionShortlist.rank(view, request().gpus(1).build(), null, g -> 0, VictimHistory.NONE, scratch);
+        PreemptionShortlist.rank(view, request().gpus(1).build(), null, g -> 0, VictimHistory.NONE, scratch);
+
+        assertThat(scratch.reused()).isZero();
+    }
+
     private static VictimHistory history(java.util.Map<Integer, Integer> named, boolean recent) {
         return new VictimHistory() {
             @Override

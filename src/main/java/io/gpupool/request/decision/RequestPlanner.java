@@ -164,6 +164,11 @@ final class RequestPlanner {
         return searches;
     }
 
+    /** Shortlist rankings given again because nothing they read had changed (tests). */
+    long rankingsReused() {
+        return preemption.rankingsReused();
+    }
+
     /** Why it does not fit now in each of {@code pools}, by the allocator each pool uses. */
     private Map<String, NoFitReason> explained(PoolSnapshot snapshot, CapacityView view, GpuRequest request,
                                                List<String> pools) {

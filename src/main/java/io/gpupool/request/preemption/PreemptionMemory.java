@@ -78,6 +78,8 @@ public final class PreemptionMemory {
     private CapacityView view;
     /** Milli-GPU per GPU index held by leases under notice (promised to the requests they were preempted for). */
     private int[] promised = new int[0];
+    /** Counts every change to what {@link #promisedMilli} or a class's {@link #history} answers. */
+    private long changes;
 
     /** Moves to {@code snapshot} and its capacity view, forgetting the cards whose leases changed. */
     public void follow(PoolSnapshot snapshot, CapacityView view) {
@@ -106,7 +108,7 @@ public final class PreemptionMemory {
         if (cards == null) {
             return VictimHistory.NONE;
         }
-        long since = fresh ? Long.MAX_VALUE : now.minus(every).toEpochMilli();
+        long since = since(now, every, fresh);
         // Live, not a copy: what a search learns on its first pages already spares its later ones.
         int[] named = cards.namedMilli;
         long[] askedAt = cards.askedAtMillis;
@@ -123,8 +125,25 @@ public final class PreemptionMemory {
         };
     }
 
+    /**
+     * A token equal to an earlier one exactly when {@link #promisedMilli} and the {@link #history}
+     * asked with the same arguments answer for every card as they did then: nothing was learned or
+     * forgotten since, and the same answers count as recent.
+     */
+    Object answers(RequestClass requestClass, Instant now, Duration every, boolean fresh) {
+        return new Answers(changes, requestClass, since(now, every, fresh));
+    }
+
+    private record Answers(long changes, RequestClass requestClass, long since) {
+    }
+
+    private static long since(Instant now, Duration every, boolean fresh) {
+        return fresh ? Long.MAX_VALUE : now.minus(every).toEpochMilli();
+    }
+
     /** Policy was asked about the leases on {@code asked} (GPU indexes) at {@code now} and named {@code victims}. */
     void learned(RequestClass requestClass, BitSet asked, List<Lease> victims, Instant now) {
+        changes++;
         Cards cards = byClass.computeIfAbsent(requestClass, c -> new Cards(view.gpuCount()));
         long at = now.toEpochMilli();
         for (int g = asked.nextSetBit(0); g >= 0; g = asked.nextSetBit(g + 1)) {
@@ -144,6 +163,7 @@ public final class PreemptionMemory {
     private final class Follower extends SnapshotFollower<Boolean> {
         @Override
         protected Boolean rebuild(PoolSnapshot snapshot) {
+            changes++;
             byClass.clear();
             promised = new int[view.gpuCount()];
             snapshot.promisedMilli().forEach((device, milli) -> {
@@ -172,6 +192,7 @@ public final class PreemptionMemory {
             if (g < 0) {
                 continue;
             }
+            changes++;
             if (lease.state() == LeaseState.PREEMPTING) {
                 promised[g] += sign * share.milli();
             }

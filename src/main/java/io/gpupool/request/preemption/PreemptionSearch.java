@@ -59,8 +59,10 @@ public final class PreemptionSearch {
         // Cumulative pages, four times larger each: first the nodes where policy named victims
         // before and the least must be freed, then more of them, and every node last only if no
         // page had a victim set (cards policy recently protected are left out throughout).
+        boolean fresh = gate.fullSearchDue();
         PreemptionShortlist ranked = PreemptionShortlist.rank(view, placement, usable, memory::promisedMilli,
-                memory.history(requestClass, gate.now(), gate.every(), gate.fullSearchDue()), ranking);
+                memory.history(requestClass, gate.now(), gate.every(), fresh), ranking,
+                memory.answers(requestClass, gate.now(), gate.every(), fresh));
         // Where policy named enough before, a quarter of the shortlist (at least one node) first.
         int known = Math.min(ranked.knownFreeable(), Math.max(1, limit / 4));
         for (int page = known > 0 ? known : limit; ; page = page < limit ? limit : page * 4) {
@@ -82,6 +84,11 @@ public final class PreemptionSearch {
             return Optional.empty();
         }
         return search.among(rest);
+    }
+
+    /** Rankings given again instead of made anew (tests). */
+    public long rankingsReused() {
+        return ranking.reused();
     }
 
     private static boolean widen(WideningGate gate) {

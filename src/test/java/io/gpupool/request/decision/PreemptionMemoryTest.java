@@ -53,6 +53,20 @@ class PreemptionMemoryTest {
     }
 
     @Test
+    void requestsAlikeOnAnUnchangedPoolShareOneRankingUntilPolicyIsAskedAgain() {
+        askedFor("first", pool, NOW); // policy asked about both cards: what the memory answers changed
+        assertThat(askedFor("second", pool, NOW.plusSeconds(10))).isEmpty();
+        long reused = planner.rankingsReused();
+
+        assertThat(askedFor("third", pool, NOW.plusSeconds(10))).as("told what the second was").isEmpty();
+        assertThat(planner.rankingsReused()).as("nothing it reads changed since the second's ranking").isEqualTo(reused + 1);
+
+        assertThat(askedFor("later", pool, NOW.plusSeconds(31))).as("the answers are no longer recent")
+                .containsExactly("pinned-gpu0", "young-gpu0");
+        assertThat(planner.rankingsReused()).isEqualTo(reused + 1);
+    }
+
+    @Test
     void afterTheIntervalTheCardsAreAskedAboutAgain() {
         askedFor("first", pool, NOW);
 

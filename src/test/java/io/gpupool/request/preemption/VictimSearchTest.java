@@ -174,4 +174,32 @@ class VictimSearchTest {
         assertThat(history.namedMilli(view.gpuIndex("trn-1-gpu0"))).as("not in the pool, never asked").isEqualTo(-1);
         assertThat(Set.of(history.recent(view.gpuIndex("lab-1-gpu0")))).containsExactly(true);
     }
+
+    @Test
+    void whatTheMemoryAnswersChangesWhenItLearnsOrALeaseChangesAndOnlyThen() {
+        PreemptionMemory.RequestClass lab = new PreemptionMemory.RequestClass("lab", "v1", "TRAINING", 100,
+                QuotaStatus.WITHIN_GUARANTEE);
+        java.time.Duration every = java.time.Duration.ofMinutes(1);
+        memory.follow(snapshot, view);
+        Object before = memory.answers(lab, NOW, every, false);
+        memory.follow(snapshot, view);
+        assertThat(memory.answers(lab, NOW, every, false)).as("nothing happened").isEqualTo(before);
+        assertThat(memory.answers(lab, NOW, every, true)).as("a search that counts no answer as recent")
+                .isNotEqualTo(before);
+
+        search(2, ranking(candidate("a", "lab", 1)), null);
+        Object learned = memory.answers(lab, NOW, every, false);
+        assertThat(learned).as("policy was asked").isNotEqualTo(before);
+
+        // followed from the commit's delta, on the same capacity layout (as the writer follows its models)
+        PreemptionMemory followed = new PreemptionMemory();
+        io.gpupool.request.input.PolicyInputs inputs = new io.gpupool.request.input.PolicyInputs();
+        followed.follow(snapshot, inputs.view(snapshot));
+        Object held = followed.answers(lab, NOW, every, false);
+        PoolSnapshot ended = snapshot.toBuilder().version(snapshot.version() + 1)
+                .lease(io.gpupool.domain.lease.LeaseTransitions.end(snapshot.lease("a").orElseThrow(), LeaseState.RELEASED))
+                .build();
+        followed.follow(ended, inputs.view(ended));
+        assertThat(followed.answers(lab, NOW, every, false)).as("a lease left its cards").isNotEqualTo(held);
+    }
 }
