@@ -1,7 +1,10 @@
 package io.gpupool.request.scheduling;
 
+import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.request.preemption.WideningGate;
+
 import java.time.Duration;
+import java.util.List;
 import java.util.function.LongSupplier;
 
 /**
@@ -52,5 +55,44 @@ final class PassBudget {
     /** Where the budget ran out, for the next pass to resume at; -1 when it lasted to the end of the queue. */
     int ranOutAt() {
         return ranOutAt;
+    }
+
+    /**
+     * Where a scheduler's next pass starts its budget: at the queued request where its last pass's
+     * budget ran out (null: the front). Each scheduler keeps its own: the live one's is
+     * {@link QueuePass}'s, a replay's its {@link SimulatedScheduler}'s, and a dry-run starts a copy of the
+     * live one for its own passes, so its second pass resumes where its first ran out (as the live
+     * scheduler's next pass would) and the live scheduler's is left as it was.
+     */
+    static final class Resume {
+        private volatile String at;
+        private int startedAt;
+        private int lastRanOutAt = -1;
+
+        Resume(String at) {
+            this.at = at;
+        }
+
+        /** The queued request the next pass's budget starts at (null: the front). */
+        String at() {
+            return at;
+        }
+
+        /** A budget for a pass over {@code order} (the pass's queue order), starting where the last one ran out. */
+        PassBudget start(Duration budget, List<GpuRequest> order) {
+            startedAt = Math.max(0, order.stream().map(GpuRequest::id).toList().indexOf(at));
+            return PassBudget.starting(budget, startedAt);
+        }
+
+        /** The pass over {@code order} that {@code budget} was started for is over: the next starts where it ran out. */
+        void ended(PassBudget budget, List<GpuRequest> order) {
+            lastRanOutAt = budget.ranOutAt();
+            at = lastRanOutAt < 0 || lastRanOutAt >= order.size() ? null : order.get(lastRanOutAt).id();
+        }
+
+        /** Whether the last pass started its budget at the front and it lasted to the end of the queue. */
+        boolean lastPassSpannedTheQueue() {
+            return startedAt == 0 && lastRanOutAt < 0;
+        }
     }
 }

@@ -27,8 +27,8 @@ public class QueuePass {
     private final AllocationService allocation;
     private final Clock clock;
     private final Duration searchBudget;
-    /** The queued request where the last pass's search budget ran out: the next pass's budget starts there. */
-    private volatile String searchesResumeAt;
+    /** Where the next live pass's search budget starts: where the last one ran out. */
+    private final PassBudget.Resume searchesResume = new PassBudget.Resume(null);
 
     QueuePass(WorkingSet workingSet, AllocationService allocation, Clock clock,
               @Value("${gpupool.preemption.pass-budget:250ms}") Duration searchBudget) {
@@ -48,36 +48,36 @@ public class QueuePass {
             // one write per release. A request queued meanwhile reserves for itself when submitted.
             return 0;
         }
-        List<GpuRequest> order = QueueOrder.ordered(workingSet.current());
-        PassBudget budget = PassBudget.starting(searchBudget, resumePosition(order));
-        int placed = pass(ModelWriter.of(workingSet), allocation.pipeline(), clock, budget);
-        searchesResumeAt = budget.ranOutAt() < 0 || budget.ranOutAt() >= order.size() ? null : order.get(budget.ranOutAt()).id();
-        return placed;
-    }
-
-    /** Where the next pass's search budget starts in {@code order}: where the last one ran out (0: the front). */
-    int resumePosition(List<GpuRequest> order) {
-        return Math.max(0, order.stream().map(GpuRequest::id).toList().indexOf(searchesResumeAt));
+        return pass(ModelWriter.of(workingSet), allocation.pipeline(), clock, searchBudget, searchesResume);
     }
 
     /** The queued request where the last live pass's search budget ran out (null: the next pass starts at the front). */
     String searchesResumeAt() {
-        return searchesResumeAt;
+        return searchesResume.at();
     }
 
-    /** A budget for a pass over {@code order}, as the next live pass would start it. */
-    PassBudget nextBudget(List<GpuRequest> order) {
-        return PassBudget.starting(searchBudget, resumePosition(order));
+    /** Where a run of passes of its own (a dry-run's) starts its budgets: where the next live pass would. */
+    PassBudget.Resume resumeFromLive() {
+        return new PassBudget.Resume(searchesResume.at());
+    }
+
+    /** The search budget of each pass ({@code gpupool.preemption.pass-budget}). */
+    Duration searchBudget() {
+        return searchBudget;
     }
 
     /**
      * The pass itself, on whichever model: reservations refreshed, then every queued request retried
-     * in policy order, each in a write of its own, at the clock's time. Returns how many it placed.
+     * in policy order, each in a write of its own, at the clock's time, the whole-pool searches within
+     * {@code searchBudget} from where {@code resume} says (and it then says where the next starts).
+     * Returns how many it placed.
      */
-    static int pass(ModelWriter model, PolicyPipeline pipeline, Clock clock, PassBudget budget) {
+    static int pass(ModelWriter model, PolicyPipeline pipeline, Clock clock, Duration searchBudget,
+                    PassBudget.Resume resume) {
         model.write((before, changes) -> pipeline.refreshReservations(before, clock.instant()));
         List<GpuRequest> order = QueueOrder.ordered(model.current());
         pipeline.roomFor(order.size());
+        PassBudget budget = resume.start(searchBudget, order);
         int placed = 0;
         for (int position = 0; position < order.size(); position++) {
             GpuRequest queued = order.get(position);
@@ -92,6 +92,7 @@ public class QueuePass {
                 placed++;
             }
         }
+        resume.ended(budget, order);
         return placed;
     }
 }

@@ -28,7 +28,7 @@ final class RecalledRuns {
     /**
      * What a run reads besides the input: the compiled rules (the very base: a content compiles to
      * one) and the version label its decisions carry, the what-if requests, and where the live
-     * queue pass's search budget resumes ({@link QueuePass#nextBudget}). Grace, candidate nodes and
+     * queue pass's search budget resumes ({@link QueuePass#resumeFromLive}). Grace, candidate nodes and
      * widening interval are the pipeline's own, fixed.
      */
     record RunKey(Object rules, String version, List<?> whatIf, String searchesResumeAt) {

@@ -16,7 +16,6 @@ import io.gpupool.policy.fact.UsageWindow;
 import io.gpupool.request.AllocationService;
 import io.gpupool.request.decision.Outcome;
 import io.gpupool.request.decision.PolicyPipeline;
-import io.gpupool.request.input.QueueOrder;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.store.Changes;
 import io.gpupool.store.Mutation;
@@ -64,7 +63,8 @@ public final class SimulatedScheduler {
     private final PolicyPipeline pipeline;
     private final Settings settings;
     private Instant lastSweep = Instant.EPOCH;
-    private String searchesResumeAt;
+    /** Where the next pass's whole-pool search budget starts, as the live scheduler's ({@link QueuePass}). */
+    private final PassBudget.Resume searchesResume = new PassBudget.Resume(null);
     /** Whether passes and sweeps that cannot change anything are skipped (off: every one runs, for comparison). */
     private final boolean skipUnchanged;
     /** The model the last queue pass left, when that pass changed nothing and is known to repeat itself (null otherwise). */
@@ -235,13 +235,9 @@ public final class SimulatedScheduler {
         counts.passes++;
         PoolSnapshot before = model.current();
         long searchesBefore = pipeline.searches();
-        List<GpuRequest> order = QueueOrder.ordered(before);
-        int resumeAt = Math.max(0, order.stream().map(GpuRequest::id).toList().indexOf(searchesResumeAt));
-        PassBudget budget = PassBudget.starting(settings.passBudget(), resumeAt);
-        int placed = QueuePass.pass(model, pipeline, Clock.fixed(at, ZoneOffset.UTC), budget);
-        searchesResumeAt = budget.ranOutAt() < 0 || budget.ranOutAt() >= order.size() ? null : order.get(budget.ranOutAt()).id();
-        boolean quiet = model.current() == before && pipeline.searches() == searchesBefore && resumeAt == 0
-                && budget.ranOutAt() < 0 && !pipeline.drawsAtRandom(before)
+        int placed = QueuePass.pass(model, pipeline, Clock.fixed(at, ZoneOffset.UTC), settings.passBudget(), searchesResume);
+        boolean quiet = model.current() == before && pipeline.searches() == searchesBefore
+                && searchesResume.lastPassSpannedTheQueue() && !pipeline.drawsAtRandom(before)
                 && before.queued().values().stream().noneMatch(SimulatedScheduler::policyFailed);
         quietModel = quiet ? before : null;
         quietAt = quiet ? at : null;

@@ -158,7 +158,10 @@ public class UncommittedPipeline implements PipelineDryRun {
         Evaluation sweep = ReclaimSweep.sweep(model, engine, policy, model.current() == start ? sweepFacts(input)
                 : SnapshotFacts.of(model.current(), now, input.usage(), UsageWindow.DEFAULT), grace, now,
                 ReclaimSweep.Inserted.DEVICES_KEPT, changesPerWrite); // its tiers and labels are compared
-        QueuePass.pass(model, pipeline, Clock.fixed(now, ZoneOffset.UTC), queuePass.nextBudget(QueueOrder.ordered(model.current())));
+        // Its passes' search budgets go round the queue as the live passes' would: from where the next live pass
+        // starts, then the second from where the first ran out. The live scheduler's own resume point is not moved.
+        PassBudget.Resume searchesResume = queuePass.resumeFromLive();
+        QueuePass.pass(model, pipeline, Clock.fixed(now, ZoneOffset.UTC), queuePass.searchBudget(), searchesResume);
         // the what-if requests, submitted now
         Map<String, Outcome> notQueued = new HashMap<>();
         for (GpuRequest request : whatIf) {
@@ -173,8 +176,7 @@ public class UncommittedPipeline implements PipelineDryRun {
         // (as live, a pass follows GPUs given back: when none were, the queue stands as the first pass left it)
         Instant later = now.plus(grace);
         if (!GracePeriods.endGracePeriods(model, pipeline, later, changesPerWrite).isEmpty()) {
-            QueuePass.pass(model, pipeline, Clock.fixed(later, ZoneOffset.UTC),
-                    queuePass.nextBudget(QueueOrder.ordered(model.current())));
+            QueuePass.pass(model, pipeline, Clock.fixed(later, ZoneOffset.UTC), queuePass.searchBudget(), searchesResume);
         }
 
         PoolSnapshot end = model.current();
