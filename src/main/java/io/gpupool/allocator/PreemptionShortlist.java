@@ -49,15 +49,14 @@ public final class PreemptionShortlist {
         this.perGpu = member.isMig() ? PlacementRequest.WHOLE : member.milliPerGpu();
         int need = Math.max(1, member.gpusPerMember());
         Scratch.Inputs inputs = answers == null ? null
-                : new Scratch.Inputs(view, view.edits(), usable, perGpu, need, member.pools(), answers);
-        if (inputs != null && inputs.equals(scratch.last)) {
-            // Ranked on these very inputs last, and nothing ranked in the scratch since: its ranking is still there.
+                : new Scratch.Inputs(usable, perGpu, need, member.pools(), answers);
+        if (inputs != null && scratch.knownEmpty(view, inputs)) {
+            // Ranked on these very inputs before, on this view unchanged, and no node could host the member.
             scratch.reused++;
             this.ranked = scratch.costs;
-            this.count = scratch.lastCount;
+            this.count = 0;
             return;
         }
-        scratch.last = null; // the array is about to change
         long[] costs = scratch.atLeast(view.nodeCount());
         int count = 0;
         int[] gpuNeeds = new int[16];
@@ -86,20 +85,35 @@ public final class PreemptionShortlist {
         Arrays.sort(costs, 0, count);
         this.ranked = costs;
         this.count = count;
-        scratch.last = inputs;
-        scratch.lastCount = count;
+        if (inputs != null && count == 0) {
+            scratch.empty(view, inputs);
+        }
     }
 
     /**
      * Room for one ranking at a time, reused by the next: a writer ranks once per victim search, and
      * a node-sized array per search came to ~150 MB of a dry-run's ~1.1 GB at 10,000 GPUs and 2,000
      * queued requests. A ranking made in it is valid until the next one made in it.
+     * <p>
+     * It also remembers, for the view it last ranked on, the inputs whose ranking held no node: on a
+     * full fleet most retries of a queue pass find every card they could use protected or promised,
+     * and requests alike (the same usable cards, member size, pools and memory answers) would each
+     * rank the whole pool again to learn it (~7,000 rankings, a tenth of a dry-run's thread at 10,000
+     * GPUs and 2,000 queued requests; consecutive requests are seldom alike, so one remembered
+     * ranking is not enough). Only empty rankings are kept: they need no array.
      */
     public static final class Scratch {
+        /** Inputs remembered per view; a pass's distinct request shapes and classes fit many times over. */
+        private static final int EMPTIES = 1024;
         private long[] costs = new long[0];
-        /** What the ranking now in {@link #costs} was made from (null: not to be reused), and its length. */
-        private Inputs last;
-        private int lastCount;
+        private CapacityView emptiesOf;
+        private int emptiesEdits;
+        private final Map<Inputs, Boolean> empties = new java.util.LinkedHashMap<>(64, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<Inputs, Boolean> eldest) {
+                return size() > EMPTIES;
+            }
+        };
         private long reused;
 
         long[] atLeast(int size) {
@@ -109,28 +123,34 @@ public final class PreemptionShortlist {
             return costs;
         }
 
+        /** Whether a ranking on {@code view} from {@code inputs} was made before and held no node. */
+        private boolean knownEmpty(CapacityView view, Inputs inputs) {
+            if (view != emptiesOf || view.edits() != emptiesEdits) {
+                empties.clear(); // another capacity: what was empty on the last may not be on this one
+                emptiesOf = view;
+                emptiesEdits = view.edits();
+                return false;
+            }
+            return empties.containsKey(inputs);
+        }
+
+        private void empty(CapacityView view, Inputs inputs) {
+            if (view == emptiesOf && view.edits() == emptiesEdits) {
+                empties.put(inputs, Boolean.TRUE);
+            }
+        }
+
         /** Rankings given again from this scratch instead of made anew (tests: the reuse is exercised). */
         public long reused() {
             return reused;
         }
 
         /**
-         * Everything a ranking reads: the view (the very object, and its in-place edits), the usable
-         * cards (the very set: callers pass sets they do not change), the member's size and pools,
-         * and the caller's token for what {@code promised} and the history answer.
+         * What a ranking reads besides the view: the usable cards (compared by content; callers do
+         * not change a set they passed), the member's size and pools, and the caller's token for what
+         * {@code promised} and the history answer.
          */
-        private record Inputs(CapacityView view, int edits, BitSet usable, int perGpu, int need,
-                              java.util.Set<String> pools, Object answers) {
-            @Override
-            public boolean equals(Object o) {
-                return o instanceof Inputs i && i.view == view && i.edits == edits && i.usable == usable
-                        && i.perGpu == perGpu && i.need == need && i.pools.equals(pools) && i.answers.equals(answers);
-            }
-
-            @Override
-            public int hashCode() {
-                return System.identityHashCode(view) * 31 + edits;
-            }
+        private record Inputs(BitSet usable, int perGpu, int need, java.util.Set<String> pools, Object answers) {
         }
     }
 
@@ -172,12 +192,10 @@ public final class PreemptionShortlist {
     }
 
     /**
-     * As above, and given again without ranking when the last ranking made in {@code scratch} had
-     * the same inputs: the same view unchanged, the same usable set, member size and pools, and an
-     * equal {@code answers}, the caller's token that {@code promised} and {@code history} answer now
-     * exactly as they did then (a queue pass retries thousands of requests on a full fleet, each
-     * ranking every usable card to find them all protected or promised, most of them on inputs the
-     * request before it had: a tenth of a dry-run's thread at 10,000 GPUs and 2,000 queued requests).
+     * As above, and known empty without ranking when a ranking made in {@code scratch} on the same
+     * view, unchanged, from the same usable cards, member size and pools and an equal
+     * {@code answers} held no node ({@link Scratch}). {@code answers}: the caller's token that
+     * {@code promised} and {@code history} answer exactly as they did whenever it is equal.
      */
     public static PreemptionShortlist rank(CapacityView view, PlacementRequest request, BitSet usable,
                                            IntUnaryOperator promised, VictimHistory history, Scratch scratch,

@@ -158,57 +158,80 @@ class PreemptionShortlistTest {
     }
 
     /** Policy's earlier answers: milli named per GPU index (others never asked), all recent or all old. */
+    /** Every card's capacity promised to other requests: no node can host a member (an empty ranking). */
+    private static final java.util.function.IntUnaryOperator ALL_PROMISED = g -> 1000;
+
     @Test
-    void aRankingAskedAgainOnTheSameInputsIsGivenAgainAndOneOnOtherAnswersIsMadeAnew() {
+    void aRankingThatFoundNoNodeIsKnownEmptyOnTheSameInputsAndMadeAnewOnOtherAnswers() {
         PreemptionShortlist.Scratch scratch = new PreemptionShortlist.Scratch();
         PlacementRequest oneCard = request().gpus(1).build();
-        BitSet first = PreemptionShortlist.rank(view, oneCard, null, g -> 0, VictimHistory.NONE, scratch, "answers 1")
-                .cheapest(1);
+        PreemptionShortlist first = PreemptionShortlist.rank(view, oneCard, null, ALL_PROMISED, VictimHistory.NONE,
+                scratch, "answers 1");
+        assertThat(first.nodes()).isZero();
 
-        BitSet again = PreemptionShortlist.rank(view, oneCard, null, g -> 0, VictimHistory.NONE, scratch, "answers 1")
-                .cheapest(1);
+        PreemptionShortlist again = PreemptionShortlist.rank(view, oneCard, null, ALL_PROMISED, VictimHistory.NONE,
+                scratch, "answers 1");
         assertThat(scratch.reused()).as("the same view, member and answers").isEqualTo(1);
-        assertThat(again).isEqualTo(first);
+        assertThat(again.nodes()).isZero();
+        assertThat(again.all().isEmpty()).isTrue();
+        assertThat(again.cheapest(1)).as("no page: nothing to search").isNull();
 
-        // light/gpu0 promised to another request: the caller's token says so, and the ranking follows.
-        int lightGpu0 = view.gpuIndex("light/gpu0");
-        BitSet promised = PreemptionShortlist.rank(view, oneCard, null, g -> g == lightGpu0 ? 200 : 0,
-                VictimHistory.NONE, scratch, "answers 2").cheapest(1);
+        // The promises ended: the caller's token says so, and the ranking is made anew.
+        BitSet freed = PreemptionShortlist.rank(view, oneCard, null, g -> 0, VictimHistory.NONE, scratch, "answers 2")
+                .cheapest(2);
         assertThat(scratch.reused()).isEqualTo(1);
-        assertThat(promised.stream().mapToObj(view::deviceId)).containsExactlyInAnyOrder("half/gpu0", "half/gpu1");
+        assertThat(freed.stream().mapToObj(view::deviceId)).containsExactlyInAnyOrder(
+                "light/gpu0", "light/gpu1", "half/gpu0", "half/gpu1");
     }
 
     @Test
-    void aRankingIsMadeAnewForAnotherMemberAnotherViewOrTheSameViewChangedInPlace() {
+    void anEmptyRankingIsNotGivenForAnotherMemberOtherUsableCardsAnotherViewOrTheSameViewChangedInPlace() {
         PreemptionShortlist.Scratch scratch = new PreemptionShortlist.Scratch();
-        PreemptionShortlist.rank(view, request().gpus(1).build(), null, g -> 0, VictimHistory.NONE, scratch, "same");
+        // Only busy/gpu0's capacity is free of promises, and 900 of its 1000 are used: one card, nothing for two.
+        int busyGpu0 = view.gpuIndex("busy/gpu0");
+        java.util.function.IntUnaryOperator allButBusyGpu0 = g -> g == busyGpu0 ? 0 : 1000;
+        assertThat(PreemptionShortlist.rank(view, request().gpus(2).build(), null, allButBusyGpu0, VictimHistory.NONE,
+                scratch, "same").nodes()).isZero();
 
-        BitSet twoCards = PreemptionShortlist.rank(view, request().gpus(2).build(), null, g -> 0, VictimHistory.NONE,
-                scratch, "same").cheapest(1);
-        assertThat(twoCards.stream().mapToObj(view::deviceId)).as("another member size")
-                .containsExactlyInAnyOrder("half/gpu0", "half/gpu1");
+        assertThat(PreemptionShortlist.rank(view, request().gpus(1).build(), null, allButBusyGpu0, VictimHistory.NONE,
+                scratch, "same").nodes()).as("another member size").isEqualTo(1);
 
-        CapacityView freed = view.release(java.util.List.of(new HeldShare(0, view.gpuIndex("busy/gpu0"), 900, null, 0, 0)));
-        BitSet onFreed = PreemptionShortlist.rank(freed, request().gpus(2).build(), null, g -> 0, VictimHistory.NONE,
-                scratch, "same").cheapest(1);
-        assertThat(onFreed.stream().mapToObj(freed::deviceId)).as("another view: busy/gpu0 is free now")
-                .containsExactlyInAnyOrder("busy/gpu0", "busy/gpu1");
+        BitSet onlyBusyGpu1 = new BitSet();
+        onlyBusyGpu1.set(view.gpuIndex("busy/gpu1"));
+        assertThat(PreemptionShortlist.rank(view, request().gpus(1).build(), onlyBusyGpu1, allButBusyGpu0,
+                VictimHistory.NONE, scratch, "same").nodes()).as("other usable cards").isZero();
+        BitSet onlyBusyGpu0 = new BitSet();
+        onlyBusyGpu0.set(busyGpu0);
+        assertThat(PreemptionShortlist.rank(view, request().gpus(1).build(), onlyBusyGpu0, allButBusyGpu0,
+                VictimHistory.NONE, scratch, "same").nodes()).as("these usable cards").isEqualTo(1);
 
+        // Two cards on busy, the other nodes promised away: policy recently protected busy/gpu1's full card,
+        // so it counts only once it is free (nothing left to free there), by a release.
+        int busyGpu1 = view.gpuIndex("busy/gpu1");
+        java.util.function.IntUnaryOperator onlyBusy = g -> view.nodeOfGpu(g) == view.nodeIndex("busy") ? 0 : 1000;
+        VictimHistory protectedBusyGpu1 = history(java.util.Map.of(busyGpu1, 0), true);
         CapacityView edited = view.copy();
-        PreemptionShortlist.rank(edited, request().gpus(2).build(), null, g -> 0, VictimHistory.NONE, scratch, "same");
-        edited.give(new HeldShare(0, view.gpuIndex("busy/gpu0"), 900, null, 0, 0));
-        BitSet onEdited = PreemptionShortlist.rank(edited, request().gpus(2).build(), null, g -> 0, VictimHistory.NONE,
-                scratch, "same").cheapest(1);
-        assertThat(onEdited.stream().mapToObj(edited::deviceId)).as("the same view, changed in place")
-                .containsExactlyInAnyOrder("busy/gpu0", "busy/gpu1");
+        assertThat(PreemptionShortlist.rank(edited, request().gpus(2).build(), null, onlyBusy, protectedBusyGpu1,
+                scratch, "same").nodes()).as("busy/gpu1 full and protected").isZero();
+        edited.give(new HeldShare(0, busyGpu1, 1000, null, 0, 0));
+        assertThat(PreemptionShortlist.rank(edited, request().gpus(2).build(), null, onlyBusy, protectedBusyGpu1,
+                scratch, "same").nodes()).as("the same view, changed in place").isEqualTo(1);
+
+        CapacityView released = view.release(java.util.List.of(new HeldShare(0, busyGpu1, 1000, null, 0, 0)));
+        assertThat(PreemptionShortlist.rank(view, request().gpus(2).build(), null, onlyBusy, protectedBusyGpu1,
+                scratch, "same").nodes()).isZero();
+        assertThat(PreemptionShortlist.rank(released, request().gpus(2).build(), null, onlyBusy, protectedBusyGpu1,
+                scratch, "same").nodes()).as("another view").isEqualTo(1);
         assertThat(scratch.reused()).isZero();
     }
 
     @Test
-    void withoutTheCallersTokenEveryRankingIsMadeAnew() {
+    void aRankingThatFoundNodesIsAlwaysMadeAnewAndNoneWithoutTheCallersToken() {
         PreemptionShortlist.Scratch scratch = new PreemptionShortlist.Scratch();
-        PreemptionShortlist.rank(view, request().gpus(1).build(), null, g -> 0, VictimHistory.NONE, scratch);
-        PreemptionShortlist.rank(view, request().gpus(1).build(), null, g -> 0, VictimHistory.NONE, scratch);
+        PreemptionShortlist.rank(view, request().gpus(1).build(), null, g -> 0, VictimHistory.NONE, scratch, "same");
+        PreemptionShortlist.rank(view, request().gpus(1).build(), null, g -> 0, VictimHistory.NONE, scratch, "same");
+        PreemptionShortlist.rank(view, request().gpus(1).build(), null, ALL_PROMISED, VictimHistory.NONE, scratch);
+        PreemptionShortlist.rank(view, request().gpus(1).build(), null, ALL_PROMISED, VictimHistory.NONE, scratch);
 
         assertThat(scratch.reused()).isZero();
     }
