@@ -161,8 +161,14 @@ final class ReplayChildProcess {
         return status > 128 ? " (killed by signal " + (status - 128) + ")" : "";
     }
 
-    /** Passes the child's progress lines on until its stdout closes; what it said failed, if it did. */
-    private static String readProgress(Process child, PolicyReplay.Progress progress) throws IOException {
+    /**
+     * Passes the child's progress lines on until its stdout closes; what it said failed, if it did. A
+     * kill (a cancelled job, a stopping service) closes the child's streams under this read
+     * ({@code Process.destroyForcibly} does): the read then ends here and the exit status says what
+     * happened, instead of the job failing as if the child had never started. Any other read error
+     * ends the child, so the wait for its exit that follows cannot hang.
+     */
+    private static String readProgress(Process child, PolicyReplay.Progress progress) {
         String failure = null;
         try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
@@ -177,6 +183,11 @@ final class ReplayChildProcess {
                 } else if (line.startsWith(ReplayChildMain.FAILED + " ")) {
                     failure = line.substring(ReplayChildMain.FAILED.length() + 1);
                 }
+            }
+        } catch (IOException e) {
+            if (child.isAlive()) {
+                LOG.warn("Cannot read replay child {}'s progress, ending it: {}", child.pid(), e.toString());
+                kill(child);
             }
         }
         return failure;

@@ -127,6 +127,18 @@ class ReplayChildProcessTest {
     }
 
     @Test
+    void aChildKilledBeforeItsProgressIsReadIsReportedKilledNotAsNeverStarted() {
+        // The kill closes the child's streams (Process.destroyForcibly does) before the first progress
+        // line is read: the order a cancellation racing the reader sometimes gives, made certain here.
+        ReplayChildProcess children = new ReplayChildProcess(workDir, "512m");
+
+        assertThatThrownBy(() -> children.run(exampleDay(120), EvaluationLimits.DEFAULT, 1.0, 1.0,
+                (r, runs, label, done) -> { }, ReplayChildProcess::kill))
+                .isInstanceOf(ReplayChildProcess.Failed.class).hasMessageContaining("killed by signal 9");
+        assertThat(ChildProcesses.replayChildren()).isEmpty();
+    }
+
+    @Test
     void theChildRunsAtNice19InAnAutogroupOfItsOwnAtNice19() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(Path.of("/proc/self/stat")), "Linux only");
         ReplayChildProcess children = new ReplayChildProcess(workDir, "512m");
