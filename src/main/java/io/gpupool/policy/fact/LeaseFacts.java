@@ -22,6 +22,60 @@ final class LeaseFacts {
         return derive(snapshot, snapshot.leases().values(), now, tenants, samples, window);
     }
 
+    /**
+     * {@code derive(snapshot, now, tenants, samples, window)}, given {@code priorFacts}: the facts of
+     * {@code prior}'s leases at the same instant, over the same samples and window, with
+     * {@code priorTenants}. A lease's prior fact is its fact here too when the lease is the same
+     * object in both snapshots (leases are immutable; a change is a new object), each device it
+     * holds and that device's node are the same objects, and its tenant's organisation is the same:
+     * nothing else goes into a lease's fact. The others are derived. Same order as a derivation.
+     */
+    static List<LeaseFact> reusing(PoolSnapshot snapshot, Instant now, Map<String, TenantFact> tenants,
+                                   Map<String, List<UsageSample>> samples, UsageWindow window, PoolSnapshot prior,
+                                   Map<String, TenantFact> priorTenants, List<LeaseFact> priorFacts) {
+        Map<String, LeaseFact> priorById = new java.util.HashMap<>(priorFacts.size() * 4 / 3 + 1);
+        for (LeaseFact fact : priorFacts) {
+            priorById.put(fact.leaseId(), fact);
+        }
+        boolean sameDevices = snapshot.devices() == prior.devices() && snapshot.nodes() == prior.nodes();
+        List<LeaseFact> facts = new ArrayList<>(snapshot.leases().size());
+        List<Lease> changed = new ArrayList<>(1);
+        for (Lease l : snapshot.leases().values()) {
+            LeaseFact kept = priorById.get(l.id());
+            if (kept != null && prior.leases().get(l.id()) == l && sameOrg(l, tenants, priorTenants)
+                    && (sameDevices || sameDevicesAndNodes(l, snapshot, prior))) {
+                facts.add(kept);
+            } else {
+                changed.clear();
+                changed.add(l);
+                facts.add(derive(snapshot, changed, now, tenants, samples, window).get(0));
+            }
+        }
+        return List.copyOf(facts);
+    }
+
+    private static boolean sameOrg(Lease l, Map<String, TenantFact> tenants, Map<String, TenantFact> priorTenants) {
+        if (tenants == priorTenants) {
+            return true;
+        }
+        TenantFact now = tenants.get(l.tenantId());
+        TenantFact before = priorTenants.get(l.tenantId());
+        return java.util.Objects.equals(now == null ? null : now.orgId(), before == null ? null : before.orgId());
+    }
+
+    private static boolean sameDevicesAndNodes(Lease l, PoolSnapshot snapshot, PoolSnapshot prior) {
+        for (DeviceShare share : l.shares()) {
+            Device d = snapshot.devices().get(share.deviceId());
+            if (d != prior.devices().get(share.deviceId())) {
+                return false;
+            }
+            if (d != null && snapshot.nodes().get(d.nodeId()) != prior.nodes().get(d.nodeId())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Facts of some leases only (e.g. those of the pools one request may use). */
     static List<LeaseFact> derive(PoolSnapshot snapshot, java.util.Collection<Lease> leases, Instant now,
                                   Map<String, TenantFact> tenants, Map<String, List<UsageSample>> samples,

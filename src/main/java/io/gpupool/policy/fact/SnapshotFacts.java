@@ -85,6 +85,24 @@ public final class SnapshotFacts {
         return new SnapshotFacts(this, now, byLease(samples), window);
     }
 
+    /**
+     * The facts of {@code tracked}'s snapshot at this one's instant, usage samples and window: equal
+     * to {@code of(tracked.snapshot(), now(), samples(), window())}. Its tenants, usage rows and pool
+     * summaries are {@code tracked}'s (a {@link FactsTracker}'s, kept up to date by what changed; none
+     * depends on the instant or the samples), and a lease's fact is this one's wherever what it is
+     * derived from is the same in both snapshots ({@link LeaseFacts#reusing}): after a few grace
+     * periods end, a sweep derives the facts of the leases they touched, not of the whole fleet.
+     */
+    public SnapshotFacts movedTo(SnapshotFacts tracked) {
+        SnapshotFacts moved = new SnapshotFacts(tracked, now, samplesByLease, window);
+        List<LeaseFact> mine = leases;
+        if (mine != null) {
+            moved.leases = LeaseFacts.reusing(moved.snapshot, now, moved.tenants, samplesByLease, window,
+                    snapshot, tenants, mine);
+        }
+        return moved;
+    }
+
     /** Facts at the snapshot's own instant, without usage samples. */
     public static SnapshotFacts of(PoolSnapshot snapshot) {
         return of(snapshot, snapshot.takenAt(), List.of(), UsageWindow.DEFAULT);

@@ -141,8 +141,9 @@ public class UncommittedPipeline implements PipelineDryRun {
         PoolSnapshot start = input.fleet();
         Instant now = input.now();
         ModelWriter.Uncommitted model = new ModelWriter.Uncommitted(start);
+        PolicyInputs inputs = startInputs(start);
         PolicyPipeline pipeline = new PolicyPipeline(engine, ActivePolicy.holding(policy), grace, candidateNodes, widenEvery,
-                RequestDecider.DEFAULT_APPROVAL_LAPSE, startInputs(start));
+                RequestDecider.DEFAULT_APPROVAL_LAPSE, inputs);
         // New leases named in order, as a replay names them: policy tells equal victims apart by lease id, so
         // with random ids two runs on one input could preempt different ones; named so, a run repeats itself
         // and can be given again (recallOrRun). Name-based UUIDs (version 3) never equal the service's random ones.
@@ -155,8 +156,10 @@ public class UncommittedPipeline implements PipelineDryRun {
 
         // the scheduler's pass, now
         GracePeriods.endGracePeriods(model, pipeline, now, changesPerWrite);
+        // The start's sweep facts, moved to where the grace periods' end left the model (the pipeline's
+        // own tracked facts, and the start's lease facts wherever the leases did not change).
         Evaluation sweep = ReclaimSweep.sweep(model, engine, policy, model.current() == start ? sweepFacts(input)
-                : SnapshotFacts.of(model.current(), now, input.usage(), UsageWindow.DEFAULT), grace, now,
+                : sweepFacts(input).movedTo(inputs.facts(model.current())), grace, now,
                 ReclaimSweep.Inserted.DEVICES_KEPT, changesPerWrite); // its tiers and labels are compared
         // Its passes' search budgets go round the queue as the live passes' would: from where the next live pass
         // starts, then the second from where the first ran out. The live scheduler's own resume point is not moved.
