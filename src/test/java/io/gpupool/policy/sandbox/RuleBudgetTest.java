@@ -128,6 +128,35 @@ class RuleBudgetTest {
     }
 
     @Test
+    void twoThreadsTickingInTurnEachSpendTheirOwnBudgetOnly() throws Exception {
+        java.util.concurrent.ExecutorService other = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try (Scope mine = RuleBudget.open(AMPLE)) {
+            // The other thread opens a budget already spent and ticks: its scope becomes the one read first.
+            Scope[] theirs = new Scope[1];
+            other.submit(() -> theirs[0] = RuleBudget.open(NO_TIME)).get();
+            Exceeded stopped = other.submit(() -> catchThrowableOfType(Exceeded.class, RuleBudgetTest::tickUntilChecked)).get();
+            assertThat(stopped).as("the other thread's own budget stops it").isNotNull();
+
+            tickUntilChecked(); // this thread's ample budget, not the other's spent one
+            assertThat(RuleBudget.arrayLength(1)).isEqualTo(1);
+            assertThat(mine.spent()).isEmpty();
+
+            // This thread's scope read last now; the other thread is still stopped by its own.
+            assertThat(other.submit(() -> catchThrowableOfType(Exceeded.class, RuleBudget::tick)).get()).isSameAs(stopped);
+            other.submit(() -> theirs[0].close()).get();
+            other.submit(RuleBudgetTest::tickUntilChecked).get(); // nothing current there once closed
+            tickUntilChecked();
+            assertThat(mine.spent()).isEmpty();
+        } finally {
+            other.shutdownNow();
+        }
+        Scope afterwards = RuleBudget.open(NO_TIME);
+        afterwards.close();
+        tickUntilChecked(); // closed here, though it was the last made current
+        assertThat(afterwards.spent()).isEmpty();
+    }
+
+    @Test
     void theOuterBudgetStaysInForceWhileAnInnerOneRuns() {
         try (Scope outer = RuleBudget.open(NO_TIME); Scope inner = RuleBudget.open(AMPLE)) {
             Exceeded e = catchThrowableOfType(Exceeded.class, () -> RuleBudget.arrayLength(1));
