@@ -12,6 +12,7 @@ import io.gpupool.policy.engine.Evaluation;
 import io.gpupool.policy.engine.PolicyEngine;
 import io.gpupool.policy.engine.ReclaimRules;
 import io.gpupool.policy.fact.FactsTracker;
+import io.gpupool.policy.fact.SnapshotFacts;
 import io.gpupool.policy.fact.UsageWindow;
 import io.gpupool.request.AllocationService;
 import io.gpupool.request.decision.Outcome;
@@ -216,12 +217,19 @@ public final class SimulatedScheduler {
             Collection<UsageSample> samples = usage.get(); // the holders' heartbeats are stated either way
             if (skipUnchanged && !anyActiveLease()) {
                 counts.sweepsSkipped++; // the sweep acts on ACTIVE leases only: with none, its plan changes nothing
-            } else if (skipUnchanged
-                    && reclaimRules.cannotFire(sweepFacts.of(model.current()).at(at, samples, UsageWindow.DEFAULT))) {
-                counts.sweepsSkipped++; // no rule that can reclaim can fire on these facts: its plan is empty
-            } else {
+            } else if (!skipUnchanged) {
                 counts.sweeps++;
                 sweep(samples, at); // facts derived afresh, as the live sweep derives them
+            } else {
+                // The tracked facts at the sweep's instant (equal to a fresh derivation): the proof reads them,
+                // and the sweep, when the proof fails, runs on them, lease facts derived once for both.
+                SnapshotFacts facts = sweepFacts.of(model.current()).at(at, samples, UsageWindow.DEFAULT);
+                if (reclaimRules.cannotFire(facts)) {
+                    counts.sweepsSkipped++; // no rule that can reclaim can fire on these facts: its plan is empty
+                } else {
+                    counts.sweeps++;
+                    ReclaimSweep.sweep(at(at), engine, policy, facts, settings.grace(), at, false);
+                }
             }
             lastSweep = at;
         }
