@@ -39,17 +39,11 @@ final class LeaseFacts {
         }
         boolean sameDevices = snapshot.devices() == prior.devices() && snapshot.nodes() == prior.nodes();
         List<LeaseFact> facts = new ArrayList<>(snapshot.leases().size());
-        List<Lease> changed = new ArrayList<>(1);
         for (Lease l : snapshot.leases().values()) {
             LeaseFact kept = priorById.get(l.id());
-            if (kept != null && prior.leases().get(l.id()) == l && sameOrg(l, tenants, priorTenants)
-                    && (sameDevices || sameDevicesAndNodes(l, snapshot, prior))) {
-                facts.add(kept);
-            } else {
-                changed.clear();
-                changed.add(l);
-                facts.add(derive(snapshot, changed, now, tenants, samples, window).get(0));
-            }
+            boolean unchanged = kept != null && prior.leases().get(l.id()) == l && sameOrg(l, tenants, priorTenants)
+                    && (sameDevices || sameDevicesAndNodes(l, snapshot, prior));
+            facts.add(unchanged ? kept : fact(snapshot, l, now, tenants, samples, window));
         }
         return List.copyOf(facts);
     }
@@ -82,54 +76,60 @@ final class LeaseFacts {
                                   UsageWindow window) {
         List<LeaseFact> facts = new ArrayList<>(leases.size());
         for (Lease l : leases) {
-            List<String> deviceIds = new ArrayList<>(l.shares().size());
-            List<String> models = new ArrayList<>(1);
-            DeviceHealth worst = DeviceHealth.HEALTHY;
-            for (DeviceShare share : l.shares()) {
-                deviceIds.add(share.deviceId());
-                Device d = snapshot.devices().get(share.deviceId());
-                if (d == null) {
-                    worst = DeviceHealth.OFFLINE;
-                    continue;
-                }
-                if (!models.contains(d.model())) {
-                    models.add(d.model());
-                }
-                if (d.health().ordinal() > worst.ordinal()) {
-                    worst = d.health();
-                }
-            }
-            TenantFact tenant = tenants.get(l.tenantId());
-            List<UsageSample> all = samples.getOrDefault(l.id(), List.of());
-            List<UsageSample> measured = new ArrayList<>();
-            List<UsageSample> reported = new ArrayList<>();
-            for (UsageSample s : all) {
-                (s.source() == UsageSample.Source.DEVICE ? measured : reported).add(s);
-            }
-            // Device telemetry, where it exists, is the only utilisation policy sees: a holder's
-            // heartbeat is its own claim about itself.
-            UsageHistory usage = UsageHistory.of(measured.isEmpty() ? reported : measured, now);
-            String source = usage.isEmpty() ? "NONE" : measured.isEmpty() ? "HEARTBEAT" : "DEVICE";
-            double reportedMean = measured.isEmpty() ? usage.meanOver(window.length().getSeconds())
-                    : UsageHistory.of(reported, now).meanOver(window.length().getSeconds());
-            double mean = usage.meanOver(window.length().getSeconds());
-            long reportAge = -1;
-            for (DeviceShare share : l.shares()) {
-                Device d = snapshot.devices().get(share.deviceId());
-                io.gpupool.domain.inventory.Node node = d == null ? null : snapshot.nodes().get(d.nodeId());
-                if (node != null && node.agent() != null) {
-                    reportAge = Math.max(reportAge, SnapshotFacts.secondsBetween(node.agent().lastReportAt(), now));
-                }
-            }
-            Instant heartbeat = l.lastHeartbeat() != null ? l.lastHeartbeat() : l.createdAt();
-            facts.add(new LeaseFact(l.id(), l.requestId(), l.tenantId(), tenant == null ? l.tenantId() : tenant.orgId(),
-                    l.poolId(), l.kind() == null ? null : l.kind().name(), l.priority(), l.preemptible(),
-                    l.borrowed(), l.gangId(), l.state().name(), l.totalMilli(), deviceIds, models,
-                    SnapshotFacts.secondsBetween(l.createdAt(), now), mean >= 0, mean,
-                    usage.idleSecondsBelow(window.idleBelow()), SnapshotFacts.secondsBetween(heartbeat, now), l.expiresAt() != null,
-                    l.expiresAt() == null ? 0 : -SnapshotFacts.secondsBetween(l.expiresAt(), now), worst.name(), usage,
-                    source, usage.newestAgeSeconds(), reportedMean, reportAge));
+            facts.add(fact(snapshot, l, now, tenants, samples, window));
         }
         return List.copyOf(facts);
+    }
+
+    /** One lease's fact. */
+    private static LeaseFact fact(PoolSnapshot snapshot, Lease l, Instant now, Map<String, TenantFact> tenants,
+                                  Map<String, List<UsageSample>> samples, UsageWindow window) {
+        List<String> deviceIds = new ArrayList<>(l.shares().size());
+        List<String> models = new ArrayList<>(1);
+        DeviceHealth worst = DeviceHealth.HEALTHY;
+        for (DeviceShare share : l.shares()) {
+            deviceIds.add(share.deviceId());
+            Device d = snapshot.devices().get(share.deviceId());
+            if (d == null) {
+                worst = DeviceHealth.OFFLINE;
+                continue;
+            }
+            if (!models.contains(d.model())) {
+                models.add(d.model());
+            }
+            if (d.health().ordinal() > worst.ordinal()) {
+                worst = d.health();
+            }
+        }
+        TenantFact tenant = tenants.get(l.tenantId());
+        List<UsageSample> all = samples.getOrDefault(l.id(), List.of());
+        List<UsageSample> measured = new ArrayList<>();
+        List<UsageSample> reported = new ArrayList<>();
+        for (UsageSample s : all) {
+            (s.source() == UsageSample.Source.DEVICE ? measured : reported).add(s);
+        }
+        // Device telemetry, where it exists, is the only utilisation policy sees: a holder's
+        // heartbeat is its own claim about itself.
+        UsageHistory usage = UsageHistory.of(measured.isEmpty() ? reported : measured, now);
+        String source = usage.isEmpty() ? "NONE" : measured.isEmpty() ? "HEARTBEAT" : "DEVICE";
+        double reportedMean = measured.isEmpty() ? usage.meanOver(window.length().getSeconds())
+                : UsageHistory.of(reported, now).meanOver(window.length().getSeconds());
+        double mean = usage.meanOver(window.length().getSeconds());
+        long reportAge = -1;
+        for (DeviceShare share : l.shares()) {
+            Device d = snapshot.devices().get(share.deviceId());
+            io.gpupool.domain.inventory.Node node = d == null ? null : snapshot.nodes().get(d.nodeId());
+            if (node != null && node.agent() != null) {
+                reportAge = Math.max(reportAge, SnapshotFacts.secondsBetween(node.agent().lastReportAt(), now));
+            }
+        }
+        Instant heartbeat = l.lastHeartbeat() != null ? l.lastHeartbeat() : l.createdAt();
+        return new LeaseFact(l.id(), l.requestId(), l.tenantId(), tenant == null ? l.tenantId() : tenant.orgId(),
+                l.poolId(), l.kind() == null ? null : l.kind().name(), l.priority(), l.preemptible(),
+                l.borrowed(), l.gangId(), l.state().name(), l.totalMilli(), deviceIds, models,
+                SnapshotFacts.secondsBetween(l.createdAt(), now), mean >= 0, mean,
+                usage.idleSecondsBelow(window.idleBelow()), SnapshotFacts.secondsBetween(heartbeat, now), l.expiresAt() != null,
+                l.expiresAt() == null ? 0 : -SnapshotFacts.secondsBetween(l.expiresAt(), now), worst.name(), usage,
+                source, usage.newestAgeSeconds(), reportedMean, reportAge);
     }
 }

@@ -30,7 +30,8 @@ public final class RuleBudget {
      * service thread holds many) and probes on, ~6 % of a dry-run's thread. Only the scope's own
      * thread writes it, and only with that thread's current scope at the time, so a scope read here
      * that belongs to the reading thread is that thread's current scope; another thread's is ignored.
-     * Written with release and read with acquire (the scope's fields are final or its owner's).
+     * Written with release and read with acquire (the scope's fields are final or its owner's): a
+     * volatile store would fence on every refill, which two evaluating threads make in turn.
      */
     @SuppressWarnings("unused") // through RECENT
     private static Scope recent;
