@@ -15,10 +15,12 @@ import java.util.Set;
  * each evaluation still starts empty) to keep per-request allocation, and GC pauses, small.
  * {@code origins} and {@code generatedClasses} map the executable model's generated classes back to
  * the rules they came from, so an evaluation stopped inside rule code can name the rule.
+ * {@code requestIdsAsNames}: its rules use a request's id only to join that request's facts
+ * ({@link RequestIdUse}), so requests with equal admission facts but for their ids are decided alike.
  */
 public record CompiledPolicy(RuleSet ruleSet, KieBase kieBase, KieSessionsPool sessions, Set<String> ruleNames,
                              Set<Class<?>> matchedDecisionTypes, boolean declaresDecisionsGlobal, RuleOrigins origins,
-                             Set<String> generatedClasses) {
+                             Set<String> generatedClasses, boolean requestIdsAsNames) {
     public CompiledPolicy {
         ruleNames = Set.copyOf(ruleNames);
         matchedDecisionTypes = Set.copyOf(matchedDecisionTypes);
@@ -28,7 +30,7 @@ public record CompiledPolicy(RuleSet ruleSet, KieBase kieBase, KieSessionsPool s
     /** The same compiled rules under another version label (a rule set's content compiles to one base). */
     public CompiledPolicy withRuleSet(RuleSet relabelled) {
         return new CompiledPolicy(relabelled, kieBase, sessions, ruleNames, matchedDecisionTypes, declaresDecisionsGlobal,
-                origins, generatedClasses);
+                origins, generatedClasses, requestIdsAsNames);
     }
 
     public String version() {

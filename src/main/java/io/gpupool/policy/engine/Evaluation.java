@@ -34,6 +34,46 @@ public record Evaluation(String policyVersion, Scope scope, List<Decision> decis
         return errors.isEmpty() && quiescent;
     }
 
+    /**
+     * This evaluation as it reads for request {@code to} where it was made for request {@code from}:
+     * every decision about {@code from} re-addressed, the rest as it is. Valid only where the rules
+     * decided without looking into the id ({@link RequestIdUse}) and {@code to}'s facts equal
+     * {@code from}'s but for the id ({@link EvaluationMemo}).
+     */
+    public Evaluation forRequest(String from, String to) {
+        if (from.equals(to)) {
+            return this;
+        }
+        List<Decision> readdressed = new java.util.ArrayList<>(decisions.size());
+        for (Decision d : decisions) {
+            readdressed.add(readdressed(d, from, to));
+        }
+        return new Evaluation(policyVersion, scope, readdressed, firedRules, firingCount, quiescent, errors, elapsedNanos);
+    }
+
+    private static Decision readdressed(Decision d, String from, String to) {
+        if (d instanceof AdmissionDecision a && a.requestId().equals(from)) {
+            return new AdmissionDecision(to, a.admitted(), a.pools(), a.ruleName(), a.policyVersion(), a.reasonCode(), a.message());
+        }
+        if (d instanceof PriorityAssignment p && p.requestId().equals(from)) {
+            return new PriorityAssignment(to, p.priority(), p.preemptible(), p.ruleName(), p.policyVersion(), p.reasonCode(),
+                    p.message());
+        }
+        if (d instanceof QuotaVerdict q && q.requestId().equals(from)) {
+            return new QuotaVerdict(to, q.tenantId(), q.poolId(), q.model(), q.status(), q.lenderId(), q.ruleName(),
+                    q.policyVersion(), q.reasonCode(), q.message());
+        }
+        if (d instanceof PreemptionCandidate c && c.requestId().equals(from)) {
+            return new PreemptionCandidate(to, c.leaseId(), c.poolId(), c.tenantId(), c.gangId(), c.gpuMilli(), c.orderKey(),
+                    c.ruleName(), c.policyVersion(), c.reasonCode(), c.message());
+        }
+        if (d instanceof io.gpupool.policy.decision.ApprovalRequirement r && r.requestId().equals(from)) {
+            return new io.gpupool.policy.decision.ApprovalRequirement(to, r.approvers(), r.ruleName(), r.policyVersion(),
+                    r.reasonCode(), r.message());
+        }
+        return d; // about a device or a lease
+    }
+
     public <T extends Decision> List<T> decisionsOf(Class<T> type) {
         return decisions.stream().filter(type::isInstance).map(type::cast).toList();
     }

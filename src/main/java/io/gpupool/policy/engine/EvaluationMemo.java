@@ -1,8 +1,12 @@
 package io.gpupool.policy.engine;
 
+import io.gpupool.policy.fact.AncestorGuaranteeFact;
 import io.gpupool.policy.fact.FactReads;
+import io.gpupool.policy.fact.PoolFact;
 import io.gpupool.policy.fact.RequestFact;
 import io.gpupool.policy.fact.SnapshotFacts;
+import io.gpupool.policy.fact.TenantFact;
+import io.gpupool.policy.fact.TenantUsageFact;
 
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -21,8 +25,11 @@ import java.util.Set;
  * evaluation of the same request on otherwise equal facts read them ({@link FactReads}), so a
  * release in one pool does not send every queued request back to the rules, only those whose
  * evaluation looked at what it changed. Only evaluations that completed without error are kept (a
- * stopped or failed one is evaluated again, as without the memo). Bounded, least recently used
- * first out; single-threaded, like the writer that owns it.
+ * stopped or failed one is evaluated again, as without the memo). And where a policy's rules treat
+ * request ids as names only ({@link RequestIdUse}), a request whose admission facts equal another's
+ * but for its id (the same tenant, shape and class, on the same pools and usage: most of a queue)
+ * gets that request's evaluation, its decisions re-addressed ({@link Evaluation#forRequest}), and
+ * what it read. Bounded, least recently used first out; single-threaded, like the writer that owns it.
  */
 public final class EvaluationMemo {
     /** Enough for every queued request of a large queue to find its answer again in the next pass. */
@@ -35,15 +42,19 @@ public final class EvaluationMemo {
      * equal facts, and keeping them would hold a large part of the fleet's facts per entry.
      */
     public static final int MAX_FACTS = 2048;
+    /** Admission shapes kept (a request's facts but for its id): a workload has a few dozen at a time. */
+    public static final int SHAPES = 1024;
 
     private final PolicyEngine engine;
     private final Remembered admissions = new Remembered(ADMISSIONS);
     private final ByReads admissionsByReads = new ByReads(ADMISSIONS);
     private final Remembered preemptions = new Remembered(PREEMPTIONS);
+    private final LeastRecentlyUsed<Shape, Shaped> byShape = new LeastRecentlyUsed<>(SHAPES);
     /** Evaluations that failed or were stopped, ever (a caller that keeps what it decided must know). */
     private long failures;
     private long admissionsEvaluated;
     private long admissionsRemembered;
+    private long admissionsShared;
     private long searchesProvenEmpty;
     /** Per compiled policy (the very instance), the rules that can name victims, read once. */
     private final Map<CompiledPolicy, PreemptingRules> preemptingRules = new java.util.IdentityHashMap<>();
@@ -76,9 +87,14 @@ public final class EvaluationMemo {
         return admissionsEvaluated;
     }
 
-    /** Admissions answered from memory so far. */
+    /** Admissions answered from memory so far (their own or, re-addressed, another request's of the same shape). */
     public long admissionsRemembered() {
         return admissionsRemembered;
+    }
+
+    /** Of those, admissions answered with another request's evaluation of the same shape. */
+    public long admissionsShared() {
+        return admissionsShared;
     }
 
     /** As {@link PolicyEngine#preempt(CompiledPolicy, SnapshotFacts, RequestFact, Collection, Collection, Set)}. */
@@ -133,12 +149,84 @@ public final class EvaluationMemo {
                 count(this == admissions, true);
                 return known;
             }
-            Evaluation evaluation = fresh(this == admissions, policy, facts);
+            Shape shape = this == admissions ? shapeOf(policy, facts) : null;
+            Shaped same = shape == null ? null : byShape.get(shape);
+            Evaluation evaluation = same != null ? shared(same, facts) : fresh(this == admissions, policy, facts);
             if (evaluation.ok()) {
                 byFacts.put(key, evaluation);
+                if (shape != null && same == null) {
+                    byShape.put(shape, new Shaped(shape.requestId(), evaluation, null));
+                }
             }
             return evaluation;
         }
+    }
+
+    /**
+     * The shape of an admission's facts (null where it is not shared): the policy treats request ids
+     * as names, and no fact but the request can name one (a pool fact does once placement failed
+     * for a request in it: then {@code hasRoomFor} reads ids).
+     */
+    private Shape shapeOf(CompiledPolicy policy, List<Object> facts) {
+        if (!engine.sharesByShape() || !policy.requestIdsAsNames() || facts.isEmpty()
+                || !(facts.get(0) instanceof RequestFact request)) {
+            return null;
+        }
+        for (int i = 1; i < facts.size(); i++) {
+            Object fact = facts.get(i);
+            boolean namesNoRequest = fact instanceof PoolFact pool ? pool.unplaceable().isEmpty()
+                    : fact instanceof TenantFact || fact instanceof TenantUsageFact || fact instanceof AncestorGuaranteeFact;
+            if (!namesNoRequest) {
+                return null;
+            }
+        }
+        return new Shape(policy, request.requestId(), request.withRequestId(""), facts.subList(1, facts.size()));
+    }
+
+    /**
+     * A policy (the very instance), a request apart from its id, and the rest of its admission facts
+     * in order; {@code requestId} (the request the key was made for) is not part of it.
+     */
+    private static final class Shape {
+        private final CompiledPolicy policy;
+        private final String requestId;
+        private final RequestFact unnamed;
+        private final List<Object> rest;
+        private final int hash;
+
+        Shape(CompiledPolicy policy, String requestId, RequestFact unnamed, List<Object> rest) {
+            this.policy = policy;
+            this.requestId = requestId;
+            this.unnamed = unnamed;
+            this.rest = List.copyOf(rest);
+            this.hash = (31 * System.identityHashCode(policy) + unnamed.hashCode()) * 31 + this.rest.hashCode();
+        }
+
+        String requestId() {
+            return requestId;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Shape s && s.policy == policy && s.hash == hash && s.unnamed.equals(unnamed)
+                    && s.rest.equals(rest);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+    }
+
+    /** A request's evaluation of a shape and what it read (null: not traced, or not needed). */
+    private record Shaped(String requestId, Evaluation evaluation, List<FactReads.Reading> reads) {
+    }
+
+    /** {@code same}'s evaluation for the request of {@code facts} (of its shape), counted as remembered and shared. */
+    private Evaluation shared(Shaped same, List<Object> facts) {
+        count(true, true);
+        admissionsShared++;
+        return same.evaluation().forRequest(same.requestId(), ((RequestFact) facts.get(0)).requestId());
     }
 
     /** A map in access order that drops its least recently used entry past {@code capacity} (which may grow). */
@@ -203,6 +291,14 @@ public final class EvaluationMemo {
                 count(true, true);
                 return known.evaluation;
             }
+            Shape shape = shapeOf(policy, facts);
+            Shaped same = shape == null ? null : byShape.get(shape);
+            if (same != null) {
+                // Equal facts but for the id, so the same reads: what the shape's evaluation read holds here too.
+                Evaluation evaluation = shared(same, facts);
+                byRequest.put(key, new Known(evaluation, List.copyOf(facts), same.reads()));
+                return evaluation;
+            }
             Evaluation evaluation;
             Known learnt;
             try (FactReads.Log log = FactReads.record(facts)) {
@@ -212,6 +308,9 @@ public final class EvaluationMemo {
             }
             if (evaluation.ok()) {
                 byRequest.put(key, learnt);
+                if (shape != null) {
+                    byShape.put(shape, new Shaped(shape.requestId(), evaluation, learnt.reads()));
+                }
             }
             return evaluation;
         }

@@ -163,6 +163,8 @@ public final class PolicyCompiler {
                 messages.addAll(RuleSources.of(ruleSet).refusals(secured));
                 return new Compilation(Optional.empty(), messages);
             }
+            // The verified classes (instrumented or not: the budget's checks touch no request id).
+            boolean requestIdsAsNames = RequestIdUse.namesOnly(classesByName(((CanonicalKieModule) builder.getKieModule()).getClassesMap()));
             KieBase base;
             // Building the base runs the rule-building code, which evaluates constant conditions (an
             // eval or a from without variables): verified code, but under a budget like any evaluation.
@@ -176,7 +178,7 @@ public final class PolicyCompiler {
             }
             return new Compilation(Optional.of(new CompiledPolicy(ruleSet, base, base.newKieSessionsPool(POOLED_SESSIONS), ruleNames(base),
                     matchedDecisionTypes(ruleSet), declaresDecisionsGlobal(ruleSet), secured.origins(),
-                    secured.classNames())), messages);
+                    secured.classNames(), requestIdsAsNames)), messages);
         } finally {
             ks.getRepository().removeKieModule(releaseId);
         }
@@ -207,6 +209,17 @@ public final class PolicyCompiler {
     }
 
     /** Drools leaves the column at 0 for constraint errors but names it in the text: "[Line: 6, Column: 4]". */
+    /** A build's class files ({@code a/b/C.class} → bytes) by internal name ({@code a/b/C}). */
+    private static Map<String, byte[]> classesByName(Map<String, byte[]> classFiles) {
+        Map<String, byte[]> byName = new HashMap<>();
+        classFiles.forEach((path, bytes) -> {
+            if (path.endsWith(".class")) {
+                byName.put(path.substring(0, path.length() - ".class".length()), bytes);
+            }
+        });
+        return byName;
+    }
+
     private static int column(Message m) {
         if (m.getColumn() > 0) {
             return m.getColumn();

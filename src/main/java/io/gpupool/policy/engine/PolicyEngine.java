@@ -25,6 +25,7 @@ public final class PolicyEngine {
     private final EvaluationLimits limits;
     private final boolean remembersByReads;
     private final boolean provesNoVictim;
+    private final boolean sharesByShape;
 
     public PolicyEngine() {
         this(EvaluationLimits.DEFAULT);
@@ -54,9 +55,24 @@ public final class PolicyEngine {
      *                       evaluates every one (false: the equivalence tests compare both)
      */
     public PolicyEngine(EvaluationLimits limits, boolean remembersByReads, boolean provesNoVictim) {
+        this(limits, remembersByReads, provesNoVictim, true);
+    }
+
+    /**
+     * @param sharesByShape whether an {@link EvaluationMemo} over this engine answers an admission with
+     *                      another request's evaluation on equal facts but for the request's id, re-addressed,
+     *                      where the policy's rules treat ids as names ({@link RequestIdUse}) (true), or
+     *                      evaluates each request's own (false: the equivalence tests compare both)
+     */
+    public PolicyEngine(EvaluationLimits limits, boolean remembersByReads, boolean provesNoVictim, boolean sharesByShape) {
         this.limits = limits;
         this.remembersByReads = remembersByReads;
         this.provesNoVictim = provesNoVictim;
+        this.sharesByShape = sharesByShape;
+    }
+
+    boolean sharesByShape() {
+        return sharesByShape;
     }
 
     boolean remembersByReads() {

@@ -31,6 +31,12 @@ public record RequestFact(String requestId, String tenantId, String kind, int gp
         return new RequestFact(requestId, tenantId, kind, gpuCount, 1000, null, List.of(), 0, 1, null, false, 0);
     }
 
+    /** The same request under another id. */
+    public RequestFact withRequestId(String id) {
+        return new RequestFact(id, tenantId, kind, gpuCount, milliPerGpu, migProfile, allowedModels, minGpuMemoryMib, gangSize,
+                priorityClass, preemptible, ttlSeconds, poolId, approved);
+    }
+
     public long totalMilli() {
         return (long) gpuCount * milliPerGpu;
     }

@@ -85,9 +85,12 @@ public final class RequestDecider {
         this.leaseIds = ids;
     }
 
-    /** Admissions so far that needed a rule session, and those answered from memory ({@link EvaluationMemo}). */
+    /**
+     * Admissions so far that needed a rule session, those answered from memory ({@link EvaluationMemo}),
+     * and of those the ones shared with another request of the same shape.
+     */
     public long[] admissions() {
-        return new long[]{evaluations.admissionsEvaluated(), evaluations.admissionsRemembered()};
+        return new long[]{evaluations.admissionsEvaluated(), evaluations.admissionsRemembered(), evaluations.admissionsShared()};
     }
 
     /** Keeps room to remember the admissions of {@code queued} requests ({@link EvaluationMemo#roomFor}). */

@@ -118,6 +118,7 @@ public final class SimulatedScheduler {
         private long sweepsSkipped;
         private long admissions;
         private long admissionsRemembered;
+        private long admissionsShared;
         private long searchesProvenEmpty;
 
         public long passes() { return passes; }
@@ -125,6 +126,8 @@ public final class SimulatedScheduler {
         public long admissions() { return admissions; }
         /** Admissions answered from memory ({@code EvaluationMemo}). */
         public long admissionsRemembered() { return admissionsRemembered; }
+        /** Of those, answered with another request's evaluation of the same shape. */
+        public long admissionsShared() { return admissionsShared; }
         public long passesSkipped() { return passesSkipped; }
         /** Victim searches not evaluated: proven to name nobody. */
         public long searchesProvenEmpty() { return searchesProvenEmpty; }
@@ -135,7 +138,7 @@ public final class SimulatedScheduler {
         public String toString() {
             return "passes " + passes + " run, " + passesSkipped + " skipped; sweeps " + sweeps + " run, "
                     + sweepsSkipped + " skipped; admissions " + admissions + " evaluated, " + admissionsRemembered
-                    + " from memory; victim searches " + searchesProvenEmpty + " proven empty";
+                    + " from memory (" + admissionsShared + " shared by shape); victim searches " + searchesProvenEmpty + " proven empty";
         }
     }
 
@@ -143,6 +146,7 @@ public final class SimulatedScheduler {
         long[] admissions = pipeline.admissions();
         counts.admissions = admissions[0];
         counts.admissionsRemembered = admissions[1];
+        counts.admissionsShared = admissions[2];
         counts.searchesProvenEmpty = pipeline.searchesProvenEmpty();
         return counts;
     }

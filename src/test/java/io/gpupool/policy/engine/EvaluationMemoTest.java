@@ -104,9 +104,11 @@ class EvaluationMemoTest {
                 "TRAINING", 2, 1000, null, List.of(), 0, 1, null, true, 0, null, false)).toList();
 
         // in queue order, twice, as two passes retry it: least recently used first out forgets each
-        // answer just before it is asked again, unless the memo was told how many are queued
-        EvaluationMemo fixed = new EvaluationMemo(ENGINE);
-        EvaluationMemo told = new EvaluationMemo(ENGINE);
+        // answer just before it is asked again, unless the memo was told how many are queued (each
+        // request's own answer: the queue is of one shape, which sharing would answer from the first)
+        PolicyEngine ownAnswersOnly = new PolicyEngine(EvaluationLimits.DEFAULT, true, true, false);
+        EvaluationMemo fixed = new EvaluationMemo(ownAnswersOnly);
+        EvaluationMemo told = new EvaluationMemo(ownAnswersOnly);
         told.roomFor(queued);
         for (int pass = 0; pass < 2; pass++) {
             for (RequestFact request : queue) {

@@ -162,13 +162,19 @@ public final class PolicyDryRunBenchmark {
                 long t = System.nanoTime();
                 long c = cpu();
                 long tc = threadCpu();
+                long[] gc = gcPauses();
+                long waited = runQueueWait();
                 DryRunReport answer = service.dryRun(unique, "benchmark");
                 fresh[i] = ms(System.nanoTime() - t);
                 freshThread[i] = ms(threadCpu() - tc);
+                long[] gcAfter = gcPauses();
+                long waitedAfter = runQueueWait();
                 phase("answered, its live-fleet check settling");
                 freshCpu[i] = ms(cpu() - c);
-                System.out.printf("a candidate never seen, run %d: %.0f ms wall, the dry-run's thread CPU %.0f ms, process CPU %.0f ms%n",
-                        i, fresh[i], freshThread[i], freshCpu[i]);
+                System.out.printf("a candidate never seen, run %d: %.0f ms wall, the dry-run's thread CPU %.0f ms, process CPU %.0f ms,"
+                        + " collector %d ms in %d collection(s), the thread runnable but waiting for a core %s%n", i, fresh[i],
+                        freshThread[i], freshCpu[i], gcAfter[0] - gc[0], gcAfter[1] - gc[1],
+                        waited < 0 || waitedAfter < 0 ? "(not known here)" : String.format("%.0f ms", ms(waitedAfter - waited)));
                 pending += answer.candidateValidation().messages().stream()
                         .anyMatch(m -> m.text().startsWith("The live-fleet check of this candidate is still running")) ? 1 : 0;
                 settle(validator, fleetCheck, unique.files()); // its check, still running after the answer, does not load the next run
@@ -280,6 +286,34 @@ public final class PolicyDryRunBenchmark {
     /** CPU time of the whole process so far (every thread, GC and JIT included): wall time on a shared machine says little alone. */
     private static long cpu() {
         return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    /**
+     * The collectors' accumulated time (ms) and count of collections: with G1 the young and mixed
+     * pauses, during which the dry-run's thread stands still (its wall time, not its CPU).
+     */
+    private static long[] gcPauses() {
+        long ms = 0;
+        long count = 0;
+        for (var collector : ManagementFactory.getGarbageCollectorMXBeans()) {
+            ms += Math.max(0, collector.getCollectionTime());
+            count += Math.max(0, collector.getCollectionCount());
+        }
+        return new long[] {ms, count};
+    }
+
+    /**
+     * Nanoseconds the calling thread has spent runnable but waiting for a core (Linux's
+     * /proc/thread-self/schedstat, second field); -1 where the kernel does not say. On this 2-core
+     * machine the dry-run's thread shares the cores with the JIT compilers and the collector.
+     */
+    private static long runQueueWait() {
+        try {
+            String[] fields = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/thread-self/schedstat")).trim().split("\\s+");
+            return Long.parseLong(fields[1]);
+        } catch (java.io.IOException | RuntimeException e) {
+            return -1;
+        }
     }
 
     /** CPU time of the calling thread: the dry-run's own thread, the answer's critical path. */
