@@ -11,6 +11,7 @@ import io.gpupool.policy.engine.PolicyMessage.Severity;
 import io.gpupool.policy.engine.PolicyMessage.Stage;
 import io.gpupool.policy.ruleset.RuleSet;
 import io.gpupool.policy.sandbox.RuleBudget;
+import io.gpupool.policy.sandbox.RuleOrigins;
 import io.gpupool.policy.sandbox.RuleSandbox;
 import org.drools.compiler.compiler.io.memory.MemoryFileSystem;
 import org.drools.compiler.kie.builder.impl.MemoryKieModule;
@@ -164,7 +165,11 @@ public final class PolicyCompiler {
                 return new Compilation(Optional.empty(), messages);
             }
             // The verified classes (instrumented or not: the budget's checks touch no request id).
-            boolean requestIdsAsNames = RequestIdUse.namesOnly(classesByName(((CanonicalKieModule) builder.getKieModule()).getClassesMap()));
+            List<RequestIdUse.Finding> idUses = RequestIdUse.contentUses(classesByName(((CanonicalKieModule) builder.getKieModule()).getClassesMap()));
+            boolean requestIdsAsNames = idUses.isEmpty();
+            if (!requestIdsAsNames) {
+                messages.add(idsLookedInto(idUses.get(0), secured.origins()));
+            }
             KieBase base;
             // Building the base runs the rule-building code, which evaluates constant conditions (an
             // eval or a from without variables): verified code, but under a budget like any evaluation.
@@ -208,7 +213,18 @@ public final class PolicyCompiler {
         return "src/main/resources/" + dir + authorPath.replace('/', '_');
     }
 
-    /** Drools leaves the column at 0 for constraint errors but names it in the text: "[Line: 6, Column: 4]". */
+    /**
+     * Why this rule set's admissions are evaluated request by request: where its rules look into a
+     * request id (the first place found), named by rule where the generated class maps back to one.
+     */
+    private static PolicyMessage idsLookedInto(RequestIdUse.Finding first, RuleOrigins origins) {
+        List<String> rules = origins.of(first.className(), first.method());
+        return new PolicyMessage(Stage.COMPILE, Severity.INFO, null, 0, 0, "Admissions are evaluated request by request,"
+                + " not shared by request shape: " + (rules.isEmpty() ? "generated class " + first.className().replace('/', '.')
+                : String.join(", ", rules)) + " uses a request's id other than to join that request's facts (" + first.what()
+                + "). See docs/policy-authoring.md, \"Requests of one shape share an admission\".");
+    }
+
     /** A build's class files ({@code a/b/C.class} → bytes) by internal name ({@code a/b/C}). */
     private static Map<String, byte[]> classesByName(Map<String, byte[]> classFiles) {
         Map<String, byte[]> byName = new HashMap<>();
@@ -220,6 +236,7 @@ public final class PolicyCompiler {
         return byName;
     }
 
+    /** Drools leaves the column at 0 for constraint errors but names it in the text: "[Line: 6, Column: 4]". */
     private static int column(Message m) {
         if (m.getColumn() > 0) {
             return m.getColumn();

@@ -71,8 +71,16 @@ public final class RequestIdUse {
     private RequestIdUse() {
     }
 
+    /** Where a class looks into a request id: its internal name, the method, and what it does there. */
+    public record Finding(String className, String method, String what) {
+        @Override
+        public String toString() {
+            return className.replace('/', '.') + "." + method + ": " + what;
+        }
+    }
+
     /** Where {@code classes} (internal name → bytes) look into a request id; empty: they treat ids as names only. */
-    public static List<String> contentUses(Map<String, byte[]> classes) {
+    public static List<Finding> contentUses(Map<String, byte[]> classes) {
         Map<String, ClassNode> nodes = new HashMap<>();
         classes.forEach((name, bytes) -> {
             ClassNode node = new ClassNode();
@@ -81,23 +89,21 @@ public final class RequestIdUse {
         });
         // First the extractors that return an id, then every method with them known.
         Set<String> idExtractors = new HashSet<>();
-        List<String> uses = new ArrayList<>();
         for (ClassNode node : nodes.values()) {
             for (MethodNode method : node.methods) {
                 follow(node, method, Set.of(), idExtractors, new ArrayList<>());
             }
         }
-        Set<String> found = new TreeSet<>();
+        Set<Finding> found = new TreeSet<>(java.util.Comparator.comparing(Finding::toString));
         for (ClassNode node : nodes.values()) {
             for (MethodNode method : node.methods) {
                 List<String> here = new ArrayList<>();
                 follow(node, method, idExtractors, new HashSet<>(), here);
                 wholeFactReads(method, here);
-                here.forEach(what -> found.add(node.name.replace('/', '.') + "." + method.name + ": " + what));
+                here.forEach(what -> found.add(new Finding(node.name, method.name, what)));
             }
         }
-        uses.addAll(found);
-        return uses;
+        return List.copyOf(found);
     }
 
     /** True when {@code classes} pass: see the class comment. */

@@ -104,7 +104,7 @@ class RequestIdUseTest {
     @ParameterizedTest(name = "an id {0}: every request is evaluated on its own")
     @MethodSource("rulesThatLookIntoTheId")
     void aRuleThatLooksIntoTheIdMakesItsRuleSetEvaluateEveryRequestOnItsOwn(String how, String when, String then) {
-        CompiledPolicy policy = withRule("""
+        Compilation compiled = compile("""
                 function boolean odd(String id) { return id.length() % 2 == 1; }
                 rule "Looks into the id"
                 when
@@ -114,7 +114,18 @@ class RequestIdUseTest {
                 end
                 """.replace("WHEN", when).replace("THEN", then));
 
-        assertThat(policy.requestIdsAsNames()).as(how).isFalse();
+        assertThat(compiled.orThrow().requestIdsAsNames()).as(how).isFalse();
+        // and the build says so, naming the rule (or the function) that looks into the id
+        assertThat(compiled.messages()).as(how).anySatisfy(m -> {
+            assertThat(m.severity()).isEqualTo(PolicyMessage.Severity.INFO);
+            assertThat(m.text()).startsWith("Admissions are evaluated request by request")
+                    .containsAnyOf("Looks into the id", "odd");
+        });
+    }
+
+    @Test
+    void aRuleSetThatTreatsIdsAsNamesBuildsWithoutThatNote() {
+        assertThat(compile("").messages()).noneSatisfy(m -> assertThat(m.text()).contains("request by request"));
     }
 
     @Test
@@ -178,9 +189,13 @@ class RequestIdUseTest {
 
     /** The default rule set with one more admission rule file. */
     private static CompiledPolicy withRule(String rules) {
+        return compile(rules).orThrow();
+    }
+
+    private static Compilation compile(String rules) {
         Map<String, String> files = new TreeMap<>(DefaultPolicy.RULE_SET.files());
         files.put("admission/by-id.drl", HEADER + rules);
-        return new PolicyCompiler().compile(RuleSet.draft(files).withVersion("by-id")).orThrow();
+        return new PolicyCompiler().compile(RuleSet.draft(files).withVersion("by-id"));
     }
 
     /** What an evaluation decided (not how long it took). */
