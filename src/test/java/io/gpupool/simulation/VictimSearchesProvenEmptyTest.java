@@ -29,7 +29,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * ({@code policy.engine.PreemptingRules}; the live service's searches do the same). Replayed both
  * ways — every search evaluated, as before, against the proven-empty ones skipped — the replay's
  * files are byte for byte the same, every decision too, and a lender claiming its guarantee back
- * still preempts the borrower (a victim named through a comparison with the request).
+ * still preempts the borrower (a victim named through a comparison with the request). Most searches
+ * are proven on their pool's leases alone, judged once per pool state ({@code SnapshotFacts.victimSearchProven}),
+ * the rest on their own facts.
  */
 class VictimSearchesProvenEmptyTest {
     private static final SimulatedScheduler.Settings SETTINGS = UnbudgetedSettings.DEFAULTS;
@@ -85,8 +87,10 @@ class VictimSearchesProvenEmptyTest {
             assertThat(actual.get(name)).as(name).isEqualTo(expected.get(name));
         }
         assertThat(proven.baseline().decisions()).isEqualTo(everySearch.baseline().decisions());
-        // and searches were skipped, or this compares nothing
+        // and searches were skipped, or this compares nothing; most on their pool's leases alone
+        // (no search facts derived), the rest on their own facts
         assertThat(proven.baseline().work().searchesProvenEmpty()).isPositive();
+        assertThat(proven.baseline().work().searchesProvenByPool()).isPositive();
     }
 
     private static PolicyEngine engine(boolean provesNoVictim) {

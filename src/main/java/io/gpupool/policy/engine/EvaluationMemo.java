@@ -56,6 +56,7 @@ public final class EvaluationMemo {
     private long admissionsRemembered;
     private long admissionsShared;
     private long searchesProvenEmpty;
+    private long searchesProvenByPool;
     /** Per compiled policy (the very instance), the rules that can name victims, read once. */
     private final Map<CompiledPolicy, PreemptingRules> preemptingRules = new java.util.IdentityHashMap<>();
 
@@ -111,6 +112,12 @@ public final class EvaluationMemo {
     public List<io.gpupool.policy.decision.PreemptionCandidate> victims(CompiledPolicy policy, SnapshotFacts facts,
                                                                        RequestFact request, Collection<String> pools,
                                                                        Collection<String> victimPools, Set<String> devices) {
+        if (engine.provesNoVictim() && victimPools.size() == 1
+                && facts.victimSearchProven(victimPools.iterator().next(), devices, request, preemptingRules(policy))) {
+            searchesProvenEmpty++; // none of the leases it asks about could be named: its facts are not needed
+            searchesProvenByPool++;
+            return List.of();
+        }
         List<Object> asked = facts.forPreemption(request, pools, victimPools, devices);
         if (engine.provesNoVictim() && preemptingRules(policy).nameNobody(asked)) {
             searchesProvenEmpty++;
@@ -122,6 +129,11 @@ public final class EvaluationMemo {
     /** Victim searches whose evaluation was skipped, proven to name nobody ({@link PreemptingRules}). */
     public long searchesProvenEmpty() {
         return searchesProvenEmpty;
+    }
+
+    /** Of those, the searches proven empty by their pool's leases alone ({@link PreemptingRules#judge}). */
+    public long searchesProvenByPool() {
+        return searchesProvenByPool;
     }
 
     private PreemptingRules preemptingRules(CompiledPolicy policy) {

@@ -3,6 +3,7 @@ package io.gpupool.policy.engine;
 import io.gpupool.policy.decision.PreemptionCandidate;
 import io.gpupool.policy.fact.AncestorGuaranteeFact;
 import io.gpupool.policy.fact.LeaseFact;
+import io.gpupool.policy.fact.LeaseProof;
 import io.gpupool.policy.fact.PoolFact;
 import io.gpupool.policy.fact.RequestFact;
 import io.gpupool.policy.fact.TenantFact;
@@ -24,9 +25,11 @@ import org.kie.api.definition.rule.Rule;
 import org.kie.api.runtime.rule.FactHandle;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * The rules of a compiled policy that can name a preemption victim, read from the compiled rules as
@@ -46,7 +49,7 @@ import java.util.Map;
  * victims has no pattern on the input types; a constraint that throws or overruns its budget here
  * counts as passing.
  */
-public final class PreemptingRules {
+public final class PreemptingRules implements LeaseProof<List<PreemptingRules.Suspects>> {
     private static final List<Class<?>> INPUT_TYPES = List.of(RequestFact.class, PoolFact.class, TenantFact.class,
             TenantUsageFact.class, AncestorGuaranteeFact.class, LeaseFact.class);
     /** Per rule that can name a victim first: the patterns that must each find a fact. */
@@ -127,6 +130,99 @@ public final class PreemptingRules {
         } catch (RuntimeException | RuleBudget.Exceeded | StackOverflowError e) {
             return false; // a constraint that fails here might pass in the session: evaluate it
         }
+    }
+
+    /**
+     * What the leases alone tell about the rules that name victims: per such rule, one of its patterns
+     * on leases (the one fewest pass) and the leases passing its constraints on the lease alone. A
+     * victim search handed none of a rule's leases that also pass its constraints comparing them with
+     * the request cannot fire that rule ({@link #namesNobody(List, RequestFact, Predicate)}). Null when
+     * nothing is provable, a naming rule has no pattern on leases, or a constraint fails or overruns
+     * its budget here.
+     */
+    @Override
+    public List<Suspects> judge(Collection<LeaseFact> leases) {
+        if (!provable) {
+            return null;
+        }
+        List<FactHandle> handles = new ArrayList<>(leases.size());
+        long id = 0;
+        for (LeaseFact lease : leases) {
+            handles.add(new DefaultFactHandle(++id, lease));
+        }
+        List<Suspects> byRule = new ArrayList<>(naming.size());
+        try (RuleBudget.Scope budget = RuleBudget.open(limits.budget(leases.size()))) {
+            for (List<Pattern> rule : naming) {
+                Suspects fewest = null;
+                for (Pattern pattern : rule) {
+                    if (type(pattern) == LeaseFact.class) {
+                        Suspects passing = new Suspects(pattern, passingAlone(pattern, handles));
+                        if (fewest == null || passing.leases().size() < fewest.leases().size()) {
+                            fewest = passing;
+                        }
+                    }
+                }
+                if (fewest == null) {
+                    return null; // it could name a victim whatever the leases
+                }
+                byRule.add(fewest);
+            }
+            return budget.spent().isEmpty() ? List.copyOf(byRule) : null;
+        } catch (RuntimeException | RuleBudget.Exceeded | StackOverflowError e) {
+            return null; // a constraint that fails here might pass in the session: nothing proven
+        }
+    }
+
+    /** One naming rule's pattern on leases and the leases passing its constraints on the lease alone. */
+    public record Suspects(Pattern pattern, List<FactHandle> leases) {
+    }
+
+    /**
+     * True only when, for every rule that names victims, none of its {@code judged} leases that the
+     * search is handed ({@code asked}) passes the pattern's constraints comparing it with the request:
+     * the same test as {@link #nameNobody} on that pattern, on the few leases that could pass it.
+     */
+    @Override
+    public boolean namesNobody(List<Suspects> judged, RequestFact request, Predicate<LeaseFact> asked) {
+        BaseTuple withRequest = null;
+        try (RuleBudget.Scope budget = RuleBudget.open(limits.budget(1 + judged.stream().mapToInt(r -> r.leases().size()).sum()))) {
+            for (Suspects rule : judged) {
+                for (FactHandle lease : rule.leases()) {
+                    if (!asked.test((LeaseFact) lease.getObject())) {
+                        continue;
+                    }
+                    if (withRequest == null) {
+                        withRequest = new RequestTuple(new DefaultFactHandle(0, request));
+                    }
+                    if (passes(rule.pattern(), lease, withRequest)) {
+                        return false;
+                    }
+                }
+            }
+            return budget.spent().isEmpty();
+        } catch (RuntimeException | RuleBudget.Exceeded | StackOverflowError e) {
+            return false;
+        }
+    }
+
+    private static List<FactHandle> passingAlone(Pattern pattern, List<FactHandle> leases) {
+        List<FactHandle> passing = new ArrayList<>();
+        for (FactHandle lease : leases) {
+            if (passesAlone(pattern, lease)) {
+                passing.add(lease);
+            }
+        }
+        return passing;
+    }
+
+    private static boolean passesAlone(Pattern pattern, FactHandle fact) {
+        for (Constraint c : pattern.getConstraints()) {
+            if (c.getType() == Constraint.ConstraintType.ALPHA && c instanceof AlphaNodeFieldConstraint a
+                    && !a.isAllowed(fact, null)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static boolean anyPasses(Pattern pattern, List<FactHandle> facts, BaseTuple withRequest) {

@@ -9,9 +9,11 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -33,8 +35,14 @@ final class PoolLeaseFacts {
     private static final class Entry {
         final LinkedHashMap<String, LeaseFact> byId = new LinkedHashMap<>();
         final Map<String, List<LeaseFact>> byDevice = new HashMap<>();
+        /** What each proof judged of these leases (empty: nothing provable); forgotten on any change to them. */
+        final Map<LeaseProof<?>, Optional<?>> judged = new IdentityHashMap<>(4);
+        /** The devices of each gang's leases, made when first asked; forgotten on any change. */
+        Map<String, Set<String>> gangDevices;
 
         void put(LeaseFact fact) {
+            judged.clear();
+            gangDevices = null;
             LeaseFact old = byId.put(fact.leaseId(), fact);
             if (old != null) {
                 unindex(old);
@@ -45,6 +53,8 @@ final class PoolLeaseFacts {
         }
 
         void remove(String leaseId) {
+            judged.clear();
+            gangDevices = null;
             LeaseFact old = byId.remove(leaseId);
             if (old != null) {
                 unindex(old);
@@ -124,6 +134,55 @@ final class PoolLeaseFacts {
             }
         }
         return facts;
+    }
+
+    /**
+     * Whether {@code proof} shows that a victim search for {@code request} in {@code pool}, asking
+     * about {@code devices} (every lease of the pool when null), names nobody: it is handed the
+     * leases on those devices and the other leases of their gangs ({@link #facts} and
+     * {@code SnapshotFacts.forPreemption}). The proof's judgement of the pool's leases is made once
+     * per state of its facts; false (nothing proven) when this cache does not follow {@code snapshot}
+     * at {@code now}, where {@link #facts} would derive afresh.
+     */
+    synchronized <T> boolean proven(PoolSnapshot snapshot, String pool, Instant now, Set<String> devices,
+                                    RequestFact request, LeaseProof<T> proof) {
+        if (snapshot.identity() != snapshotId || now.getEpochSecond() != second || now.getNano() != 0) {
+            return false;
+        }
+        Entry entry = byPool.computeIfAbsent(pool, p -> derivePool(snapshot, p, now));
+        @SuppressWarnings("unchecked")
+        Optional<T> judged = (Optional<T>) entry.judged.get(proof);
+        if (judged == null) {
+            judged = Optional.ofNullable(proof.judge(java.util.Collections.unmodifiableCollection(entry.byId.values())));
+            entry.judged.put(proof, judged);
+        }
+        if (judged.isEmpty()) {
+            return false;
+        }
+        return proof.namesNobody(judged.get(), request, devices == null ? lease -> true : lease -> holdsAny(lease.deviceIds(), devices)
+                || lease.gangId() != null && holdsAny(gangDevices(entry).getOrDefault(lease.gangId(), Set.of()), devices));
+    }
+
+    private static boolean holdsAny(Collection<String> held, Set<String> devices) {
+        for (String device : held) {
+            if (devices.contains(device)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static Map<String, Set<String>> gangDevices(Entry entry) {
+        if (entry.gangDevices == null) {
+            Map<String, Set<String>> byGang = new HashMap<>();
+            for (LeaseFact lease : entry.byId.values()) {
+                if (lease.gangId() != null) {
+                    byGang.computeIfAbsent(lease.gangId(), g -> new HashSet<>()).addAll(lease.deviceIds());
+                }
+            }
+            entry.gangDevices = byGang;
+        }
+        return entry.gangDevices;
     }
 
     private Entry derivePool(PoolSnapshot snapshot, String pool, Instant now) {

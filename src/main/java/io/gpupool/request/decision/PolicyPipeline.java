@@ -105,6 +105,11 @@ public final class PolicyPipeline {
         return decider.searchesProvenEmpty();
     }
 
+    /** Of those, proven by their pool's leases alone, so far. */
+    public long searchesProvenByPool() {
+        return decider.searchesProvenByPool();
+    }
+
     /** Policy evaluations of this pipeline's decisions that failed or were stopped, so far. */
     public long failedEvaluations() {
         return decider.failedEvaluations();

@@ -103,6 +103,11 @@ public final class RequestDecider {
         return evaluations.searchesProvenEmpty();
     }
 
+    /** Of those, proven by their pool's leases alone, so far. */
+    public long searchesProvenByPool() {
+        return evaluations.searchesProvenByPool();
+    }
+
     /** Policy evaluations of this decider's decisions that failed or were stopped, so far. */
     public long failedEvaluations() {
         return evaluations.failures();

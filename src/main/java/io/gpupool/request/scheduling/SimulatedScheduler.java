@@ -120,6 +120,7 @@ public final class SimulatedScheduler {
         private long admissionsRemembered;
         private long admissionsShared;
         private long searchesProvenEmpty;
+        private long searchesProvenByPool;
 
         public long passes() { return passes; }
         /** Admissions that needed a rule session (submissions and retries). */
@@ -131,6 +132,8 @@ public final class SimulatedScheduler {
         public long passesSkipped() { return passesSkipped; }
         /** Victim searches not evaluated: proven to name nobody. */
         public long searchesProvenEmpty() { return searchesProvenEmpty; }
+        /** Of those, proven by their pool's leases alone (no search facts derived). */
+        public long searchesProvenByPool() { return searchesProvenByPool; }
         public long sweeps() { return sweeps; }
         public long sweepsSkipped() { return sweepsSkipped; }
 
@@ -138,7 +141,8 @@ public final class SimulatedScheduler {
         public String toString() {
             return "passes " + passes + " run, " + passesSkipped + " skipped; sweeps " + sweeps + " run, "
                     + sweepsSkipped + " skipped; admissions " + admissions + " evaluated, " + admissionsRemembered
-                    + " from memory (" + admissionsShared + " shared by shape); victim searches " + searchesProvenEmpty + " proven empty";
+                    + " from memory (" + admissionsShared + " shared by shape); victim searches " + searchesProvenEmpty + " proven empty ("
+                    + searchesProvenByPool + " by their pool's leases)";
         }
     }
 
@@ -148,6 +152,7 @@ public final class SimulatedScheduler {
         counts.admissionsRemembered = admissions[1];
         counts.admissionsShared = admissions[2];
         counts.searchesProvenEmpty = pipeline.searchesProvenEmpty();
+        counts.searchesProvenByPool = pipeline.searchesProvenByPool();
         return counts;
     }
 
