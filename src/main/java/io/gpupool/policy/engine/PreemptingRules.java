@@ -27,6 +27,7 @@ import org.kie.api.runtime.rule.FactHandle;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
@@ -49,7 +50,7 @@ import java.util.function.Predicate;
  * victims has no pattern on the input types; a constraint that throws or overruns its budget here
  * counts as passing.
  */
-public final class PreemptingRules implements LeaseProof<List<PreemptingRules.Suspects>> {
+public final class PreemptingRules implements LeaseProof {
     private static final List<Class<?>> INPUT_TYPES = List.of(RequestFact.class, PoolFact.class, TenantFact.class,
             TenantUsageFact.class, AncestorGuaranteeFact.class, LeaseFact.class);
     /** Per rule that can name a victim first: the patterns that must each find a fact. */
@@ -133,86 +134,130 @@ public final class PreemptingRules implements LeaseProof<List<PreemptingRules.Su
     }
 
     /**
-     * What the leases alone tell about the rules that name victims: per such rule, one of its patterns
-     * on leases (the one fewest pass) and the leases passing its constraints on the lease alone. A
-     * victim search handed none of a rule's leases that also pass its constraints comparing them with
-     * the request cannot fire that rule ({@link #namesNobody(List, RequestFact, Predicate)}). Null when
-     * nothing is provable, a naming rule has no pattern on leases, or a constraint fails or overruns
-     * its budget here.
+     * What the leases alone tell about the rules that name victims: per such rule and each of its
+     * patterns on leases, the leases passing the pattern's constraints on the lease alone (those
+     * reading the request or anything else are left out, which only lets more leases through), kept
+     * current lease by lease. A search that is handed none of some pattern's leases that also pass
+     * its comparisons with the request cannot fire that rule ({@link Judged#namesNobody}). Null when
+     * nothing is provable or a naming rule has no pattern on leases; a constraint that fails or
+     * overruns its budget here leaves the judgement proving nothing until the pool's facts are
+     * judged again (the next second).
      */
     @Override
-    public List<Suspects> judge(Collection<LeaseFact> leases) {
+    public LeaseProof.Judgement judge(Collection<LeaseFact> leases) {
         if (!provable) {
             return null;
         }
-        List<FactHandle> handles = new ArrayList<>(leases.size());
-        long id = 0;
-        for (LeaseFact lease : leases) {
-            handles.add(new DefaultFactHandle(++id, lease));
-        }
-        List<Suspects> byRule = new ArrayList<>(naming.size());
-        try (RuleBudget.Scope budget = RuleBudget.open(limits.budget(leases.size()))) {
-            for (List<Pattern> rule : naming) {
-                Suspects fewest = null;
-                for (Pattern pattern : rule) {
-                    if (type(pattern) == LeaseFact.class) {
-                        Suspects passing = new Suspects(pattern, passingAlone(pattern, handles));
-                        if (fewest == null || passing.leases().size() < fewest.leases().size()) {
-                            fewest = passing;
-                        }
-                    }
-                }
-                if (fewest == null) {
-                    return null; // it could name a victim whatever the leases
-                }
-                byRule.add(fewest);
+        List<List<Pattern>> leasePatterns = new ArrayList<>(naming.size());
+        for (List<Pattern> rule : naming) {
+            List<Pattern> onLeases = rule.stream().filter(p -> type(p) == LeaseFact.class).toList();
+            if (onLeases.isEmpty()) {
+                return null; // it could name a victim whatever the leases
             }
-            return budget.spent().isEmpty() ? List.copyOf(byRule) : null;
-        } catch (RuntimeException | RuleBudget.Exceeded | StackOverflowError e) {
-            return null; // a constraint that fails here might pass in the session: nothing proven
+            leasePatterns.add(onLeases);
         }
+        Judged judged = new Judged(leasePatterns);
+        try (RuleBudget.Scope budget = RuleBudget.open(limits.budget(leases.size()))) {
+            for (LeaseFact lease : leases) {
+                judged.admit(lease);
+            }
+            judged.broken |= budget.spent().isPresent();
+        } catch (RuntimeException | RuleBudget.Exceeded | StackOverflowError e) {
+            judged.broken = true; // a constraint that fails here might pass in the session: nothing proven
+        }
+        return judged;
     }
 
-    /** One naming rule's pattern on leases and the leases passing its constraints on the lease alone. */
-    public record Suspects(Pattern pattern, List<FactHandle> leases) {
-    }
+    /** One pool's judgement: per naming rule, per pattern on leases, the leases passing it alone, by id. */
+    private final class Judged implements LeaseProof.Judgement {
+        private final List<List<Pattern>> patterns;
+        private final List<List<Map<String, FactHandle>>> passing;
+        private boolean broken;
+        private long handles;
 
-    /**
-     * True only when, for every rule that names victims, none of its {@code judged} leases that the
-     * search is handed ({@code asked}) passes the pattern's constraints comparing it with the request:
-     * the same test as {@link #nameNobody} on that pattern, on the few leases that could pass it.
-     */
-    @Override
-    public boolean namesNobody(List<Suspects> judged, RequestFact request, Predicate<LeaseFact> asked) {
-        BaseTuple withRequest = null;
-        try (RuleBudget.Scope budget = RuleBudget.open(limits.budget(1 + judged.stream().mapToInt(r -> r.leases().size()).sum()))) {
-            for (Suspects rule : judged) {
-                for (FactHandle lease : rule.leases()) {
-                    if (!asked.test((LeaseFact) lease.getObject())) {
-                        continue;
+        Judged(List<List<Pattern>> patterns) {
+            this.patterns = patterns;
+            this.passing = new ArrayList<>(patterns.size());
+            for (List<Pattern> rule : patterns) {
+                List<Map<String, FactHandle>> byPattern = new ArrayList<>(rule.size());
+                rule.forEach(p -> byPattern.add(new LinkedHashMap<>()));
+                passing.add(byPattern);
+            }
+        }
+
+        /** Notes where {@code lease} passes (within the caller's budget scope). */
+        private void admit(LeaseFact lease) {
+            FactHandle handle = new DefaultFactHandle(++handles, lease);
+            for (int r = 0; r < patterns.size(); r++) {
+                for (int p = 0; p < patterns.get(r).size(); p++) {
+                    if (passesAlone(patterns.get(r).get(p), handle)) {
+                        passing.get(r).get(p).put(lease.leaseId(), handle);
                     }
-                    if (withRequest == null) {
-                        withRequest = new RequestTuple(new DefaultFactHandle(0, request));
+                }
+            }
+        }
+
+        @Override
+        public void add(LeaseFact lease) {
+            if (broken) {
+                return;
+            }
+            try (RuleBudget.Scope budget = RuleBudget.open(limits.budget(1))) {
+                admit(lease);
+                broken |= budget.spent().isPresent();
+            } catch (RuntimeException | RuleBudget.Exceeded | StackOverflowError e) {
+                broken = true;
+            }
+        }
+
+        @Override
+        public void remove(LeaseFact lease) {
+            for (List<Map<String, FactHandle>> rule : passing) {
+                for (Map<String, FactHandle> byId : rule) {
+                    FactHandle held = byId.get(lease.leaseId());
+                    if (held != null && held.getObject() == lease) {
+                        byId.remove(lease.leaseId());
                     }
-                    if (passes(rule.pattern(), lease, withRequest)) {
+                }
+            }
+        }
+
+        /**
+         * True only when, for every rule that names victims, one of its patterns on leases has none of
+         * its passing leases that the search is handed ({@code asked}) pass its comparisons with the
+         * request: the same test as {@link #nameNobody} on that pattern, on the few leases that could pass it.
+         */
+        @Override
+        public boolean namesNobody(RequestFact request, Predicate<LeaseFact> asked) {
+            if (broken) {
+                return false;
+            }
+            BaseTuple withRequest = new RequestTuple(new DefaultFactHandle(0, request));
+            try (RuleBudget.Scope budget = RuleBudget.open(limits.budget(1))) {
+                for (int r = 0; r < patterns.size(); r++) {
+                    boolean blocked = false;
+                    for (int p = 0; p < patterns.get(r).size() && !blocked; p++) {
+                        blocked = noneAskedPasses(patterns.get(r).get(p), passing.get(r).get(p).values(), asked, withRequest);
+                    }
+                    if (!blocked) {
                         return false;
                     }
                 }
+                return budget.spent().isEmpty();
+            } catch (RuntimeException | RuleBudget.Exceeded | StackOverflowError e) {
+                return false;
             }
-            return budget.spent().isEmpty();
-        } catch (RuntimeException | RuleBudget.Exceeded | StackOverflowError e) {
-            return false;
         }
-    }
 
-    private static List<FactHandle> passingAlone(Pattern pattern, List<FactHandle> leases) {
-        List<FactHandle> passing = new ArrayList<>();
-        for (FactHandle lease : leases) {
-            if (passesAlone(pattern, lease)) {
-                passing.add(lease);
+        private static boolean noneAskedPasses(Pattern pattern, Collection<FactHandle> leases, Predicate<LeaseFact> asked,
+                                               BaseTuple withRequest) {
+            for (FactHandle lease : leases) {
+                if (asked.test((LeaseFact) lease.getObject()) && passes(pattern, lease, withRequest)) {
+                    return false;
+                }
             }
+            return true;
         }
-        return passing;
     }
 
     private static boolean passesAlone(Pattern pattern, FactHandle fact) {

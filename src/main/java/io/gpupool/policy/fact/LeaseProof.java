@@ -5,17 +5,23 @@ import java.util.function.Predicate;
 
 /**
  * A proof that a victim search names nobody, in two steps: a judgement of a pool's lease facts at one
- * evaluation second, whatever the request ({@link #judge}), which {@link SnapshotFacts#victimSearchProven}
- * keeps until a lease of that pool changes; then, per search, the proof itself on that judgement, the
- * request and which leases the search is handed ({@link #namesNobody}). The judgement is paid once per
- * pool state instead of once per search, and a search proven empty needs no facts of its own.
- *
- * @param <T> what the judgement keeps
+ * evaluation second, whatever the request ({@link #judge}), which the per-pool cache behind
+ * {@link SnapshotFacts#victimSearchProven} keeps current lease by lease as commits change the pool;
+ * then, per search, the proof itself on that judgement, the request and which leases the search is
+ * handed ({@link Judgement#namesNobody}). A search proven empty needs no facts of its own.
  */
-public interface LeaseProof<T> {
-    /** What this proof keeps about {@code leases} (all of one pool's); null: nothing can be proven on them. */
-    T judge(Collection<LeaseFact> leases);
+public interface LeaseProof {
+    /** A judgement of {@code leases} (all of one pool's); null: nothing can be proven on them. */
+    Judgement judge(Collection<LeaseFact> leases);
 
-    /** True only when a search handed {@code request} and the leases {@code asked} accepts names nobody. */
-    boolean namesNobody(T judged, RequestFact request, Predicate<LeaseFact> asked);
+    /** What the proof keeps about one pool's leases; told of each lease fact that joins or leaves. */
+    interface Judgement {
+        void add(LeaseFact lease);
+
+        /** {@code lease} left (or is replaced: its new fact follows with {@link #add}). */
+        void remove(LeaseFact lease);
+
+        /** True only when a search handed {@code request} and the leases {@code asked} accepts names nobody. */
+        boolean namesNobody(RequestFact request, Predicate<LeaseFact> asked);
+    }
 }

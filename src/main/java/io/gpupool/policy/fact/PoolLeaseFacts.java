@@ -13,7 +13,6 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -35,14 +34,11 @@ final class PoolLeaseFacts {
     private static final class Entry {
         final LinkedHashMap<String, LeaseFact> byId = new LinkedHashMap<>();
         final Map<String, List<LeaseFact>> byDevice = new HashMap<>();
-        /** What each proof judged of these leases (empty: nothing provable); forgotten on any change to them. */
-        final Map<LeaseProof<?>, Optional<?>> judged = new IdentityHashMap<>(4);
-        /** The devices of each gang's leases, made when first asked; forgotten on any change. */
-        Map<String, Set<String>> gangDevices;
+        /** Each proof's judgement of these leases (null: nothing provable), kept current by {@link #put} and {@link #remove}. */
+        final Map<LeaseProof, LeaseProof.Judgement> judged = new IdentityHashMap<>(4);
+        final Map<String, List<LeaseFact>> byGang = new HashMap<>();
 
         void put(LeaseFact fact) {
-            judged.clear();
-            gangDevices = null;
             LeaseFact old = byId.put(fact.leaseId(), fact);
             if (old != null) {
                 unindex(old);
@@ -50,11 +46,17 @@ final class PoolLeaseFacts {
             for (String device : fact.deviceIds()) {
                 byDevice.computeIfAbsent(device, d -> new ArrayList<>(8)).add(fact);
             }
+            if (fact.gangId() != null) {
+                byGang.computeIfAbsent(fact.gangId(), g -> new ArrayList<>(4)).add(fact);
+            }
+            for (LeaseProof.Judgement judgement : judged.values()) {
+                if (judgement != null) {
+                    judgement.add(fact);
+                }
+            }
         }
 
         void remove(String leaseId) {
-            judged.clear();
-            gangDevices = null;
             LeaseFact old = byId.remove(leaseId);
             if (old != null) {
                 unindex(old);
@@ -66,6 +68,17 @@ final class PoolLeaseFacts {
                 List<LeaseFact> onDevice = byDevice.get(device);
                 if (onDevice != null) {
                     onDevice.remove(fact);
+                }
+            }
+            if (fact.gangId() != null) {
+                List<LeaseFact> gang = byGang.get(fact.gangId());
+                if (gang != null && gang.remove(fact) && gang.isEmpty()) {
+                    byGang.remove(fact.gangId());
+                }
+            }
+            for (LeaseProof.Judgement judgement : judged.values()) {
+                if (judgement != null) {
+                    judgement.remove(fact);
                 }
             }
         }
@@ -140,27 +153,25 @@ final class PoolLeaseFacts {
      * Whether {@code proof} shows that a victim search for {@code request} in {@code pool}, asking
      * about {@code devices} (every lease of the pool when null), names nobody: it is handed the
      * leases on those devices and the other leases of their gangs ({@link #facts} and
-     * {@code SnapshotFacts.forPreemption}). The proof's judgement of the pool's leases is made once
-     * per state of its facts; false (nothing proven) when this cache does not follow {@code snapshot}
-     * at {@code now}, where {@link #facts} would derive afresh.
+     * {@code SnapshotFacts.forPreemption}). The proof judges the pool's leases once a second and is
+     * then told of each lease that changes; false (nothing proven) when this cache does not follow
+     * {@code snapshot} at {@code now}, where {@link #facts} would derive afresh.
      */
-    synchronized <T> boolean proven(PoolSnapshot snapshot, String pool, Instant now, Set<String> devices,
-                                    RequestFact request, LeaseProof<T> proof) {
+    synchronized boolean proven(PoolSnapshot snapshot, String pool, Instant now, Set<String> devices,
+                                RequestFact request, LeaseProof proof) {
         if (snapshot.identity() != snapshotId || now.getEpochSecond() != second || now.getNano() != 0) {
             return false;
         }
         Entry entry = byPool.computeIfAbsent(pool, p -> derivePool(snapshot, p, now));
-        @SuppressWarnings("unchecked")
-        Optional<T> judged = (Optional<T>) entry.judged.get(proof);
-        if (judged == null) {
-            judged = Optional.ofNullable(proof.judge(java.util.Collections.unmodifiableCollection(entry.byId.values())));
-            entry.judged.put(proof, judged);
+        if (!entry.judged.containsKey(proof)) {
+            entry.judged.put(proof, proof.judge(java.util.Collections.unmodifiableCollection(entry.byId.values())));
         }
-        if (judged.isEmpty()) {
+        LeaseProof.Judgement judgement = entry.judged.get(proof);
+        if (judgement == null) {
             return false;
         }
-        return proof.namesNobody(judged.get(), request, devices == null ? lease -> true : lease -> holdsAny(lease.deviceIds(), devices)
-                || lease.gangId() != null && holdsAny(gangDevices(entry).getOrDefault(lease.gangId(), Set.of()), devices));
+        return judgement.namesNobody(request, devices == null ? lease -> true : lease -> holdsAny(lease.deviceIds(), devices)
+                || lease.gangId() != null && gangHoldsAny(entry.byGang.getOrDefault(lease.gangId(), List.of()), devices));
     }
 
     private static boolean holdsAny(Collection<String> held, Set<String> devices) {
@@ -172,17 +183,13 @@ final class PoolLeaseFacts {
         return false;
     }
 
-    private static Map<String, Set<String>> gangDevices(Entry entry) {
-        if (entry.gangDevices == null) {
-            Map<String, Set<String>> byGang = new HashMap<>();
-            for (LeaseFact lease : entry.byId.values()) {
-                if (lease.gangId() != null) {
-                    byGang.computeIfAbsent(lease.gangId(), g -> new HashSet<>()).addAll(lease.deviceIds());
-                }
+    private static boolean gangHoldsAny(List<LeaseFact> gang, Set<String> devices) {
+        for (LeaseFact member : gang) {
+            if (holdsAny(member.deviceIds(), devices)) {
+                return true;
             }
-            entry.gangDevices = byGang;
         }
-        return entry.gangDevices;
+        return false;
     }
 
     private Entry derivePool(PoolSnapshot snapshot, String pool, Instant now) {

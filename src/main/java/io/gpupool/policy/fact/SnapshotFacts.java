@@ -224,10 +224,10 @@ public final class SnapshotFacts {
      * Whether {@code proof} shows that the victim search {@link #forPreemption} would hand policy for
      * {@code request} in {@code pool} alone, asking about {@code devices} (every lease of the pool when
      * null), names nobody, without deriving that search's facts: the proof's judgement of the pool's
-     * leases is kept in the per-pool cache until one of them changes. False (not proven) where these
-     * facts do not come from that cache.
+     * leases is kept in the per-pool cache and told of every lease that changes. False (not proven)
+     * where these facts do not come from that cache.
      */
-    public <T> boolean victimSearchProven(String pool, Set<String> devices, RequestFact request, LeaseProof<T> proof) {
+    public boolean victimSearchProven(String pool, Set<String> devices, RequestFact request, LeaseProof proof) {
         return leases == null && poolLeases != null && poolLeases.proven(snapshot, pool, now, devices, request, proof);
     }
 

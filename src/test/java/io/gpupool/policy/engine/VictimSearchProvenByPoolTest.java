@@ -100,6 +100,28 @@ class VictimSearchProvenByPoolTest {
         assertThat(proving.searchesProvenByPool()).isZero();
     }
 
+    @Test
+    void aLeasePlacedAfterThePoolWasJudgedIsSeenByTheNextSearchInTheSameSecond() {
+        CompiledPolicy policy = namingOnly("late-1");
+        Set<String> held = fleet.leases().values().stream().flatMap(l -> devices(l).stream()).collect(Collectors.toSet());
+        String free = fleet.devices().values().stream().filter(d -> "train".equals(d.poolId()) && !held.contains(d.id()))
+                .map(d -> d.id()).sorted().findFirst().orElseThrow();
+        FactsTracker tracker = new FactsTracker();
+        EvaluationMemo proving = proving();
+        assertThat(proving.victims(policy, tracker.of(fleet), request(), List.of("train"), List.of("train"), Set.of(free)))
+                .isEmpty(); // judged: nothing on that card yet
+        Lease late = new Lease("late-1", "late", "b", "train", io.gpupool.domain.lease.WorkloadKind.TRAINING, 10, false, false,
+                null, LeaseState.ACTIVE, List.of(new DeviceShare(free, 1000, null)), fleet.takenAt().minusSeconds(60), null,
+                fleet.takenAt(), null, null);
+        PoolSnapshot withLate = fleet.toBuilder().version(fleet.version() + 1).lease(late).build(); // the same second
+
+        List<PreemptionCandidate> found = proving.victims(policy, tracker.of(withLate), request(), List.of("train"),
+                List.of("train"), Set.of(free));
+
+        assertThat(found).extracting(PreemptionCandidate::leaseId).containsExactly("late-1");
+        assertThat(proving.searchesProvenByPool()).isEqualTo(1); // the first search only
+    }
+
     /** The default rules plus one that names the lease with this id (a constraint on the lease alone). */
     private static CompiledPolicy namingOnly(String leaseId) {
         Map<String, String> files = new TreeMap<>(DefaultPolicy.RULE_SET.files());
