@@ -32,6 +32,8 @@ class VictimSearchProvenByPoolTest {
     private static PoolSnapshot fleet;
     private static Lease named;
     private static Lease mate;
+    /** The default rules plus one naming the gang's first member or a lease placed later ("late-1"). */
+    private static CompiledPolicy policy;
 
     @BeforeAll
     static void aGangOverTwoNodes() {
@@ -47,6 +49,7 @@ class VictimSearchProvenByPoolTest {
         named = member("gang-1-a", first, churned);
         mate = member("gang-1-b", second, churned);
         fleet = churned.toBuilder().version(churned.version() + 1).lease(named).lease(mate).build();
+        policy = naming(named.id(), "late-1");
     }
 
     private static Lease member(String id, String device, PoolSnapshot s) {
@@ -57,7 +60,6 @@ class VictimSearchProvenByPoolTest {
 
     @Test
     void aSearchAskingAboutOneGangMemberIsNotSkippedWhereARuleCouldNameAnother() {
-        CompiledPolicy policy = namingOnly(named.id());
         Set<String> mateCards = devices(mate); // the other member's card only
 
         List<PreemptionCandidate> proving = proving().victims(policy, facts(), request(), List.of(named.poolId()),
@@ -70,7 +72,6 @@ class VictimSearchProvenByPoolTest {
 
     @Test
     void aSearchAskingOnlyAboutCardsNoLeaseHoldsIsSkippedAndNamesNobody() {
-        CompiledPolicy policy = namingOnly(named.id());
         // the pool's cards no lease holds: the default rules could name some of the churned leases
         Set<String> held = fleet.leases().values().stream().flatMap(l -> devices(l).stream()).collect(Collectors.toSet());
         Set<String> elsewhere = fleet.devices().values().stream()
@@ -90,7 +91,6 @@ class VictimSearchProvenByPoolTest {
 
     @Test
     void aSearchOverTheWholePoolIsNotSkippedWhileOneOfItsLeasesCouldBeNamed() {
-        CompiledPolicy policy = namingOnly(named.id());
         EvaluationMemo proving = proving();
 
         List<PreemptionCandidate> found = proving.victims(policy, facts(), request(), List.of(named.poolId()),
@@ -102,7 +102,6 @@ class VictimSearchProvenByPoolTest {
 
     @Test
     void aLeasePlacedAfterThePoolWasJudgedIsSeenByTheNextSearchInTheSameSecond() {
-        CompiledPolicy policy = namingOnly("late-1");
         Set<String> held = fleet.leases().values().stream().flatMap(l -> devices(l).stream()).collect(Collectors.toSet());
         String free = fleet.devices().values().stream().filter(d -> "train".equals(d.poolId()) && !held.contains(d.id()))
                 .map(d -> d.id()).sorted().findFirst().orElseThrow();
@@ -122,23 +121,23 @@ class VictimSearchProvenByPoolTest {
         assertThat(proving.searchesProvenByPool()).isEqualTo(1); // the first search only
     }
 
-    /** The default rules plus one that names the lease with this id (a constraint on the lease alone). */
-    private static CompiledPolicy namingOnly(String leaseId) {
+    /** The default rules plus one that names the leases with these ids (a constraint on the lease alone). */
+    private static CompiledPolicy naming(String leaseId, String laterLeaseId) {
         Map<String, String> files = new TreeMap<>(DefaultPolicy.RULE_SET.files());
         files.put("preemption/that-one.drl", """
                 package io.gpupool.rules.preemption;
                 import io.gpupool.policy.fact.RequestFact;
                 import io.gpupool.policy.fact.LeaseFact;
                 global io.gpupool.policy.decision.Decisions decisions;
-                rule "That one lease"
+                rule "Those leases"
                 when
                     $r : RequestFact( )
-                    $l : LeaseFact( leaseId == "ID" )
+                    $l : LeaseFact( leaseId == "ID" || leaseId == "LATER" )
                 then
-                    decisions.preempt($r, $l, 1L, "THAT_ONE", "That one lease");
+                    decisions.preempt($r, $l, 1L, "THOSE", "Those leases");
                 end
-                """.replace("ID", leaseId));
-        return new PolicyCompiler().compile(RuleSet.draft(files).withVersion("that-one")).orThrow();
+                """.replace("LATER", laterLeaseId).replace("ID", leaseId));
+        return new PolicyCompiler().compile(RuleSet.draft(files).withVersion("those")).orThrow();
     }
 
     private static Set<String> devices(Lease lease) {
