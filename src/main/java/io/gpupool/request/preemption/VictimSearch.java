@@ -12,9 +12,11 @@ import io.gpupool.policy.decision.PreemptionCandidate;
 import io.gpupool.snapshot.PoolSnapshot;
 
 import java.time.Instant;
+import java.util.AbstractSet;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -54,11 +56,7 @@ final class VictimSearch {
     /** Victims among the leases holding one of {@code gpus} (every lease of the pool when null). */
     Optional<List<PreemptionCandidate>> among(BitSet gpus) {
         BitSet asked = gpus != null ? gpus : poolGpus();
-        Set<String> devices = new HashSet<>(asked.cardinality() * 2);
-        for (int g = asked.nextSetBit(0); g >= 0; g = asked.nextSetBit(g + 1)) {
-            devices.add(view.deviceId(g));
-        }
-        List<PreemptionCandidate> ranked = victims.rank(allowed, pool, gpus == null ? null : devices);
+        List<PreemptionCandidate> ranked = victims.rank(allowed, pool, gpus == null ? null : new AskedDevices(view, asked));
         List<Lease> named = new ArrayList<>();
         for (PreemptionCandidate c : ranked) {
             Lease lease = pool.equals(c.poolId()) ? snapshot.lease(c.leaseId()).orElse(null) : null;
@@ -80,6 +78,48 @@ final class VictimSearch {
         }
         Set<String> chosen = new HashSet<>(set.get().leaseIds());
         return Optional.of(ranked.stream().filter(c -> pool.equals(c.poolId()) && chosen.contains(c.leaseId())).toList());
+    }
+
+    /**
+     * The asked cards' device ids, answered through the view's index: most searches are proven empty
+     * on a few leases' devices ({@code SnapshotFacts.victimSearchProven}), which only asks whether a
+     * card is among them, and copying a shortlist's hundreds of ids for each cost more than the proof.
+     * Iterated (a search evaluated after all), the ids are copied into a hash set built as before this
+     * view existed, so the facts handed to policy come in the same order. Read-only; the search does
+     * not change the bits while policy reads them.
+     */
+    private static final class AskedDevices extends AbstractSet<String> {
+        private final CapacityView view;
+        private final BitSet gpus;
+        private Set<String> copied;
+
+        AskedDevices(CapacityView view, BitSet gpus) {
+            this.view = view;
+            this.gpus = gpus;
+        }
+
+        @Override
+        public boolean contains(Object device) {
+            int g = device instanceof String id ? view.gpuIndex(id) : -1;
+            return g >= 0 && gpus.get(g);
+        }
+
+        @Override
+        public Iterator<String> iterator() {
+            if (copied == null) {
+                Set<String> ids = new HashSet<>(gpus.cardinality() * 2);
+                for (int g = gpus.nextSetBit(0); g >= 0; g = gpus.nextSetBit(g + 1)) {
+                    ids.add(view.deviceId(g));
+                }
+                copied = java.util.Collections.unmodifiableSet(ids);
+            }
+            return copied.iterator();
+        }
+
+        @Override
+        public int size() {
+            return gpus.cardinality();
+        }
     }
 
     private BitSet poolGpus() {
