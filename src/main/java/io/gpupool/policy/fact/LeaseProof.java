@@ -14,6 +14,22 @@ public interface LeaseProof {
     /** A judgement of {@code leases} (all of one pool's); null: nothing can be proven on them. */
     Judgement judge(Collection<LeaseFact> leases);
 
+    /** What the cache keeps where {@link #judge} said nothing can be proven: no search is ever proven empty. */
+    Judgement NOTHING_PROVEN = new Judgement() {
+        @Override
+        public void add(LeaseFact lease) {
+        }
+
+        @Override
+        public void remove(LeaseFact lease) {
+        }
+
+        @Override
+        public boolean namesNobody(RequestFact request, Predicate<LeaseFact> asked) {
+            return false;
+        }
+    };
+
     /** What the proof keeps about one pool's leases; told of each lease fact that joins or leaves. */
     interface Judgement {
         void add(LeaseFact lease);

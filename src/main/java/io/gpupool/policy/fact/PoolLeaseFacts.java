@@ -34,7 +34,7 @@ final class PoolLeaseFacts {
     private static final class Entry {
         final LinkedHashMap<String, LeaseFact> byId = new LinkedHashMap<>();
         final Map<String, List<LeaseFact>> byDevice = new HashMap<>();
-        /** Each proof's judgement of these leases (null: nothing provable), kept current by {@link #put} and {@link #remove}. */
+        /** Each proof's judgement of these leases, kept current by {@link #put} and {@link #remove}. */
         final Map<LeaseProof, LeaseProof.Judgement> judged = new IdentityHashMap<>(4);
         final Map<String, List<LeaseFact>> byGang = new HashMap<>();
 
@@ -49,11 +49,7 @@ final class PoolLeaseFacts {
             if (fact.gangId() != null) {
                 byGang.computeIfAbsent(fact.gangId(), g -> new ArrayList<>(4)).add(fact);
             }
-            for (LeaseProof.Judgement judgement : judged.values()) {
-                if (judgement != null) {
-                    judgement.add(fact);
-                }
-            }
+            judged.values().forEach(judgement -> judgement.add(fact));
         }
 
         void remove(String leaseId) {
@@ -76,11 +72,7 @@ final class PoolLeaseFacts {
                     byGang.remove(fact.gangId());
                 }
             }
-            for (LeaseProof.Judgement judgement : judged.values()) {
-                if (judgement != null) {
-                    judgement.remove(fact);
-                }
-            }
+            judged.values().forEach(judgement -> judgement.remove(fact));
         }
     }
 
@@ -123,7 +115,7 @@ final class PoolLeaseFacts {
 
     /** The lease facts of {@code pools}; only those holding one of {@code devices} unless that is null. */
     synchronized List<LeaseFact> facts(PoolSnapshot snapshot, Collection<String> pools, Instant now, Set<String> devices) {
-        if (snapshot.identity() != snapshotId || now.getEpochSecond() != second || now.getNano() != 0) {
+        if (!follows(snapshot, now)) {
             List<Lease> inPools = snapshot.leases().values().stream().filter(l -> pools.contains(l.poolId()))
                     .filter(l -> devices == null || l.shares().stream().anyMatch(s -> devices.contains(s.deviceId())))
                     .toList();
@@ -159,37 +151,20 @@ final class PoolLeaseFacts {
      */
     synchronized boolean proven(PoolSnapshot snapshot, String pool, Instant now, Set<String> devices,
                                 RequestFact request, LeaseProof proof) {
-        if (snapshot.identity() != snapshotId || now.getEpochSecond() != second || now.getNano() != 0) {
+        if (!follows(snapshot, now)) {
             return false;
         }
         Entry entry = byPool.computeIfAbsent(pool, p -> derivePool(snapshot, p, now));
-        if (!entry.judged.containsKey(proof)) {
-            entry.judged.put(proof, proof.judge(java.util.Collections.unmodifiableCollection(entry.byId.values())));
-        }
-        LeaseProof.Judgement judgement = entry.judged.get(proof);
-        if (judgement == null) {
-            return false;
-        }
-        return judgement.namesNobody(request, devices == null ? lease -> true : lease -> holdsAny(lease.deviceIds(), devices)
-                || lease.gangId() != null && gangHoldsAny(entry.byGang.getOrDefault(lease.gangId(), List.of()), devices));
+        LeaseProof.Judgement judgement = entry.judged.computeIfAbsent(proof, p -> java.util.Objects.requireNonNullElse(
+                p.judge(java.util.Collections.unmodifiableCollection(entry.byId.values())), LeaseProof.NOTHING_PROVEN));
+        // devices null: every lease of the pool is handed to the search (holdsAny says so too)
+        return judgement.namesNobody(request, lease -> SnapshotFacts.holdsAny(lease, devices) || lease.gangId() != null
+                && entry.byGang.getOrDefault(lease.gangId(), List.of()).stream().anyMatch(m -> SnapshotFacts.holdsAny(m, devices)));
     }
 
-    private static boolean holdsAny(Collection<String> held, Set<String> devices) {
-        for (String device : held) {
-            if (devices.contains(device)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static boolean gangHoldsAny(List<LeaseFact> gang, Set<String> devices) {
-        for (LeaseFact member : gang) {
-            if (holdsAny(member.deviceIds(), devices)) {
-                return true;
-            }
-        }
-        return false;
+    /** Whether this cache is at {@code snapshot}'s state and second (else {@link #facts} derives afresh). */
+    private boolean follows(PoolSnapshot snapshot, Instant now) {
+        return snapshot.identity() == snapshotId && now.getEpochSecond() == second && now.getNano() == 0;
     }
 
     private Entry derivePool(PoolSnapshot snapshot, String pool, Instant now) {

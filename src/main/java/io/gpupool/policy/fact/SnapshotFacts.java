@@ -244,7 +244,7 @@ public final class SnapshotFacts {
         return LeaseFacts.derive(snapshot, inPools, now, tenants, samplesByLease, window);
     }
 
-    private static boolean holdsAny(LeaseFact lease, Set<String> devices) {
+    static boolean holdsAny(LeaseFact lease, Set<String> devices) {
         return devices == null || lease.deviceIds().stream().anyMatch(devices::contains);
     }
 
