@@ -75,9 +75,19 @@ public final class Changes {
         return new Changes(before, List.of(), null, before.takenAt());
     }
 
+    /**
+     * As {@link #uncommitted(PoolSnapshot)}, for a write made at {@code at} on a simulated clock: the
+     * model it leaves, if it changed anything, is taken at {@code at}, as a commit's is at the
+     * writer's clock (policy counts lease ages at the model's time).
+     */
+    public static Changes uncommitted(PoolSnapshot before, Instant at) {
+        return new Changes(before, List.of(), null, at);
+    }
+
     /** The model with this write's changes, as a commit would publish it ({@code before} when none). */
     public PoolSnapshot after() {
-        return next.changed() ? next.version(before.version() + 1).takenAt(before.takenAt()).build() : before;
+        return next.changed() ? next.version(before.version() + 1).takenAt(database == null ? now : before.takenAt()).build()
+                : before;
     }
 
     /** The decision log entries this write has stated so far, oldest first. */

@@ -52,15 +52,29 @@ interface ModelWriter {
         private PoolSnapshot current;
         private final List<LoggedDecision> logged = new ArrayList<>();
         private final Consumer<LoggedDecision> sink;
+        /** The instant of each write, where a simulated clock gives it (null: the model keeps its time). */
+        private final java.util.function.Supplier<java.time.Instant> clock;
 
         Uncommitted(PoolSnapshot start) {
             this.current = start;
             this.sink = logged::add;
+            this.clock = null;
         }
 
-        Uncommitted(PoolSnapshot start, Consumer<LoggedDecision> sink) {
+        /**
+         * Writes at the instants {@code clock} gives: a model a write changed is taken at its instant,
+         * as the service's writer stamps each commit with its clock (policy counts a lease's runtime
+         * and heartbeat age at the model's time, so a model that kept its first time would never see
+         * a lease age past a protection such as the default ten minutes before priority preemption).
+         */
+        Uncommitted(PoolSnapshot start, Consumer<LoggedDecision> sink, java.util.function.Supplier<java.time.Instant> clock) {
             this.current = start;
             this.sink = sink;
+            this.clock = clock;
+        }
+
+        private Changes changes(PoolSnapshot before) {
+            return clock == null ? Changes.uncommitted(before) : Changes.uncommitted(before, clock.get());
         }
 
         @Override
@@ -70,7 +84,7 @@ interface ModelWriter {
 
         @Override
         public <R> R write(Mutation<R> mutation) {
-            Changes changes = Changes.uncommitted(current);
+            Changes changes = changes(current);
             R result = mutation.apply(current, changes);
             current = changes.after();
             changes.logged().forEach(sink);
@@ -79,10 +93,10 @@ interface ModelWriter {
 
         @Override
         public <T, R> R write(Mutation<T> first, Function<? super T, Mutation<R>> then) {
-            Changes one = Changes.uncommitted(current);
+            Changes one = changes(current);
             T firstResult = first.apply(current, one);
             PoolSnapshot between = one.after();
-            Changes two = Changes.uncommitted(between);
+            Changes two = changes(between);
             R result = then.apply(firstResult).apply(between, two);
             current = two.after(); // both steps or neither, as one queued write
             one.logged().forEach(sink);

@@ -90,7 +90,7 @@ public final class SimulatedScheduler {
      */
     public SimulatedScheduler(PolicyEngine engine, CompiledPolicy policy, Settings settings, PoolSnapshot start,
                               DecisionSink sink, boolean skipUnchanged) {
-        this.model = new ModelWriter.Uncommitted(start, decision -> sink.logged(decision, now));
+        this.model = new ModelWriter.Uncommitted(start, decision -> sink.logged(decision, now), () -> now);
         this.engine = engine;
         this.policy = policy;
         this.settings = settings;
