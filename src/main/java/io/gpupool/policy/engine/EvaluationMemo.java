@@ -112,10 +112,8 @@ public final class EvaluationMemo {
     public List<io.gpupool.policy.decision.PreemptionCandidate> victims(CompiledPolicy policy, SnapshotFacts facts,
                                                                        RequestFact request, Collection<String> pools,
                                                                        Collection<String> victimPools, Set<String> devices) {
-        if (engine.provesNoVictim() && victimPools.size() == 1
-                && facts.victimSearchProven(victimPools.iterator().next(), devices, request, preemptingRules(policy))) {
-            searchesProvenEmpty++; // none of the leases it asks about could be named: its facts are not needed
-            searchesProvenByPool++;
+        if (victimPools.size() == 1 && provenByPool(policy, facts, request, victimPools.iterator().next(), devices)) {
+            countProvenByPool(); // none of the leases it asks about could be named: its facts are not needed
             return List.of();
         }
         List<Object> asked = facts.forPreemption(request, pools, victimPools, devices);
@@ -124,6 +122,21 @@ public final class EvaluationMemo {
             return List.of();
         }
         return preemptions.evaluate(policy, asked).preemptionPlan(request.requestId());
+    }
+
+    /**
+     * Whether {@link #victims} answers none for a search of {@code pool} alone asking about
+     * {@code devices}, from the pool's leases alone ({@link SnapshotFacts#victimSearchProven}); counts nothing.
+     */
+    public boolean provenByPool(CompiledPolicy policy, SnapshotFacts facts, RequestFact request, String pool,
+                                Set<String> devices) {
+        return engine.provesNoVictim() && facts.victimSearchProven(pool, devices, request, preemptingRules(policy));
+    }
+
+    /** Counts a search answered none from its pool's leases, as {@link #victims} does (a search asked again elsewhere). */
+    public void countProvenByPool() {
+        searchesProvenEmpty++;
+        searchesProvenByPool++;
     }
 
     /** Victim searches whose evaluation was skipped, proven to name nobody ({@link PreemptingRules}). */

@@ -110,6 +110,16 @@ public final class PolicyPipeline {
         return decider.searchesProvenByPool();
     }
 
+    /** Whether retries that would repeat their last quiet one are answered without planning (on unless turned off: equivalence tests). */
+    public void skipRepeatedRetries(boolean skip) {
+        decider.skipRepeatedRetries(skip);
+    }
+
+    /** Retries answered as repeats of their last quiet one (nothing they read changed), so far. */
+    public long retriesRepeated() {
+        return decider.retriesRepeated();
+    }
+
     /** Policy evaluations of this pipeline's decisions that failed or were stopped, so far. */
     public long failedEvaluations() {
         return decider.failedEvaluations();

@@ -2,6 +2,8 @@ package io.gpupool.request.decision;
 
 import io.gpupool.request.backfill.Backfill;
 import io.gpupool.request.preemption.WideningGate;
+import io.gpupool.request.preemption.PreemptionMemory;
+import io.gpupool.request.preemption.PreemptionSearch;
 import io.gpupool.request.input.QueueOrder;
 import io.gpupool.request.input.Allocators;
 import io.gpupool.request.input.PolicyInputs;
@@ -47,6 +49,9 @@ import java.util.Set;
 public final class RequestDecider {
     /** Policy's answers by what it saw: a retry on a model where nothing it reads changed is not evaluated again. */
     private final EvaluationMemo evaluations;
+    /** Retries that left their request as it was, by what they read: answered again while that stands. */
+    private final RepeatedRetries repeats = new RepeatedRetries();
+    private final Allocators allocators;
     private final ActivePolicy active;
     private final RequestPlanner planner;
     private final PolicyInputs inputs;
@@ -71,6 +76,7 @@ public final class RequestDecider {
         this.inputs = inputs;
         this.active = active;
         this.planner = new RequestPlanner(allocators, candidateNodes);
+        this.allocators = allocators;
         this.grace = grace;
         this.widenEvery = widenEvery;
     }
@@ -96,6 +102,17 @@ public final class RequestDecider {
     /** Keeps room to remember the admissions of {@code queued} requests ({@link EvaluationMemo#roomFor}). */
     public void roomFor(int queued) {
         evaluations.roomFor(queued);
+        repeats.roomFor(queued);
+    }
+
+    /** Whether retries that would repeat their last quiet one are answered without planning ({@link RepeatedRetries}; on unless turned off). */
+    public void skipRepeatedRetries(boolean skip) {
+        repeats.enabled(skip);
+    }
+
+    /** Retries answered as repeats of their last quiet one, so far. */
+    public long retriesRepeated() {
+        return repeats.repeated();
     }
 
     /** Victim searches whose evaluation was skipped, proven to name nobody, so far. */
@@ -129,6 +146,7 @@ public final class RequestDecider {
         Evaluation eval = evaluations.admit(policy.policy(), inputs.facts(before), PolicyInputs.fact(request));
         String version = eval.policyVersion();
         if (!eval.ok()) {
+            repeats.forget(request);
             WhyPending why = new WhyPending(BlockedBy.POLICY_ERROR, null, "EVALUATION_FAILED",
                     "The active policy failed on this request: " + eval.errors(), 0, null, null);
             return queue(before, changes, request, isNew, why, request.priority(), version, now);
@@ -138,9 +156,29 @@ public final class RequestDecider {
         CapacityView view = inputs.view(before);
         Set<String> reserved = c.reservations().reservedFor(request.with(request.state(), level, null, null, now), now);
         WideningGate gate = WideningGate.of(request, isNew, now, widenEvery, c.widenHeld());
-        Attempt attempt = planner.attempt(before, view, request, eval, reserved, (pools, pool, devices) ->
-                evaluations.victims(policy.policy(), inputs.facts(before), PolicyInputs.fact(request), pools, List.of(pool),
-                        devices), gate, !c.placementOnly());
+        boolean mayRepeat = !isNew && !c.placementOnly();
+        if (mayRepeat) {
+            RepeatedRetries.Quiet last = repeats.standing(before, request, eval, reserved, gate.fullSearchDue());
+            if (last != null && repeatsItself(last, before, view, request, policy, now)) {
+                return new Outcome(request, null, Outcome.Kind.QUEUED, 0); // as queue() answers a retry that changed nothing
+            }
+        }
+        List<PreemptionMemory.Asked> questions = mayRepeat ? new ArrayList<>() : null;
+        long searchesBefore = planner.searches();
+        long provenBefore = evaluations.searchesProvenByPool();
+        long emptyBefore = evaluations.searchesProvenEmpty();
+        Attempt attempt;
+        planner.record(questions);
+        try {
+            attempt = planner.attempt(before, view, request, eval, reserved, (pools, pool, devices) ->
+                    evaluations.victims(policy.policy(), inputs.facts(before), PolicyInputs.fact(request), pools,
+                            List.of(pool), devices), gate, !c.placementOnly());
+        } finally {
+            planner.record(null);
+        }
+        if (!(attempt instanceof Attempt.Pending)) {
+            repeats.forget(request);
+        }
         List<ApprovalRequirement> approvals = eval.approvalsOf(request.id());
         if (isNew && !approvals.isEmpty() && (!(attempt instanceof Attempt.Rejected r)
                 || RequestPlanner.POOL_NOT_ADMITTED.equals(r.reasonCode()))) {
@@ -206,7 +244,65 @@ public final class RequestDecider {
             return queue(before, changes, request, isNew, why, level, version, now);
         }
         WhyPending why = ((Attempt.Pending) attempt).why().withWideSearchAt(gate.wideSearchAt());
-        return queue(before, changes, request, isNew, why, level, version, now);
+        Outcome queued = queue(before, changes, request, isNew, why, level, version, now);
+        if (mayRepeat) {
+            int searched = (int) (planner.searches() - searchesBefore);
+            // Every question proven to name nobody from its pool's leases alone, and none changing what the
+            // memory says its class named (the ranking read the memory as it stands after the retry):
+            // asked again, the proof is all it reads anew.
+            boolean provenByPool = evaluations.searchesProvenByPool() - provenBefore == questions.size()
+                    && evaluations.searchesProvenEmpty() - emptyBefore == questions.size()
+                    && questions.stream().noneMatch(q -> q.namedAny() || q.taught());
+            if (queued.request() == request && provenByPool && (searched == 0 || gate.fullSearchDue())
+                    && !drawsAtRandom(before, eval, request)) {
+                repeats.quiet(before, request, eval, reserved, admittedPools(eval, request), questions, searched,
+                        planner::namedStamp);
+            } else {
+                repeats.forget(request);
+            }
+        }
+        return queued;
+    }
+
+    /**
+     * Whether a retry that reads what {@code last} read repeats it: the memory says for its classes
+     * what it said, and each of its searches' questions is proven again to name nobody from the
+     * pool's leases at this instant. If so, those searches are counted and noted in the memory at
+     * {@code now}, as asking them again would, and the retry is answered as {@code last} was.
+     */
+    private boolean repeatsItself(RepeatedRetries.Quiet last, PoolSnapshot before, CapacityView view, GpuRequest request,
+                                  ActivePolicy.Active policy, Instant now) {
+        if (last.searches() > 0) {
+            planner.followed(before, view); // what the retry's first search would do first
+            if (!RepeatedRetries.namedStands(last, planner::namedStamp)) {
+                return false;
+            }
+            io.gpupool.policy.fact.SnapshotFacts facts = inputs.facts(before);
+            io.gpupool.policy.fact.RequestFact fact = PolicyInputs.fact(request);
+            if (!PreemptionSearch.provenAgain(view, last.questions(),
+                    (pool, devices) -> evaluations.provenByPool(policy.policy(), facts, fact, pool, devices))) {
+                return false;
+            }
+            last.questions().forEach(q -> evaluations.countProvenByPool());
+            planner.searchedAgain(before, view, last.questions(), last.searches(), now);
+        }
+        repeats.repeatedOnce();
+        return true;
+    }
+
+    /** The pools policy admitted {@code request} to: the only ones its placement attempt plans, explains or searches in. */
+    private static List<String> admittedPools(Evaluation eval, GpuRequest request) {
+        return eval.admissionOf(request.id()).map(a -> a.pools()).orElse(List.of());
+    }
+
+    /** Whether an admitted pool places with a strategy that draws at random: a plan skipped would skip draws. */
+    private boolean drawsAtRandom(PoolSnapshot before, Evaluation eval, GpuRequest request) {
+        for (String pool : admittedPools(eval, request)) {
+            if (allocators.forPool(before.pool(pool).orElse(null)).strategy().drawsAtRandom()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -164,6 +164,31 @@ final class RequestPlanner {
         return searches;
     }
 
+    /** The searches' questions are also added to {@code questions} from now on (null: stop). */
+    void record(List<PreemptionMemory.Asked> questions) {
+        preemption.record(questions);
+    }
+
+    /** The preemption memory moved to {@code snapshot}, as a search on it starts by doing. */
+    void followed(PoolSnapshot snapshot, CapacityView view) {
+        preemption.follow(snapshot, view);
+    }
+
+    /** What the preemption memory says policy named for {@code requestClass}, as a stamp. */
+    long namedStamp(PreemptionMemory.RequestClass requestClass) {
+        return preemption.namedStamp(requestClass);
+    }
+
+    /**
+     * An attempt's {@code count} searches asking {@code questions} again, each proven to name
+     * nobody: counted, and noted in the memory at {@code now}, as the searches themselves would.
+     */
+    void searchedAgain(PoolSnapshot snapshot, CapacityView view, List<PreemptionMemory.Asked> questions, int count,
+                       java.time.Instant now) {
+        searches += count;
+        preemption.noteAgain(snapshot, view, questions, now);
+    }
+
     /** Shortlist rankings given again because nothing they read had changed (tests). */
     long rankingsReused() {
         return preemption.rankingsReused();

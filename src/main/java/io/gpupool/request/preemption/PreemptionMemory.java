@@ -56,30 +56,54 @@ public final class PreemptionMemory {
 
     private static final int MAX_CLASSES = 128; // ~120 KB each at 10,000 GPUs
 
-    /** Per card, indexed like the view's GPUs: named milli (-1 = unknown) and when it was asked. */
+    /**
+     * Per card, indexed like the view's GPUs: named milli (-1 = unknown) and when it was asked; and
+     * a stamp that changes whenever a named milli does (drawn from one counter for all classes, so
+     * a class dropped and made again never repeats an earlier stamp).
+     */
     private static final class Cards {
         final int[] namedMilli;
         final long[] askedAtMillis;
+        long stamp;
 
-        Cards(int gpus) {
+        Cards(int gpus, long stamp) {
             namedMilli = new int[gpus];
             askedAtMillis = new long[gpus];
             Arrays.fill(namedMilli, -1);
+            this.stamp = stamp;
         }
+    }
+
+    /**
+     * One search's question as this memory noted it: the class, the cards asked, whether policy named
+     * anyone, and whether the answer changed what the memory says the class named ({@code taught}: a
+     * later search of the class may rank its cards otherwise).
+     */
+    public record Asked(RequestClass requestClass, BitSet cards, boolean namedAny, boolean taught) {
     }
 
     private final Map<RequestClass, Cards> byClass = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<RequestClass, Cards> eldest) {
-            return size() > MAX_CLASSES;
+            boolean full = size() > MAX_CLASSES;
+            if (full) {
+                unordered.remove(eldest.getKey());
+            }
+            return full;
         }
     };
+    /** The same classes, read without counting as a use ({@code byClass}'s order decides which is dropped). */
+    private final Map<RequestClass, Cards> unordered = new java.util.HashMap<>();
     private Follower follower = new Follower();
     private CapacityView view;
     /** Milli-GPU per GPU index held by leases under notice (promised to the requests they were preempted for). */
     private int[] promised = new int[0];
     /** Counts every change to what {@link #promisedMilli} or a class's {@link #history} answers. */
     private long changes;
+    /** The last stamp a class's cards were given ({@link #namedStamp}). */
+    private long stamps;
+    /** Where the searches being recorded note their questions (null: not recording). */
+    private List<Asked> recording;
 
     /** Moves to {@code snapshot} and its capacity view, forgetting the cards whose leases changed. */
     public void follow(PoolSnapshot snapshot, CapacityView view) {
@@ -144,9 +168,15 @@ public final class PreemptionMemory {
     /** Policy was asked about the leases on {@code asked} (GPU indexes) at {@code now} and named {@code victims}. */
     void learned(RequestClass requestClass, BitSet asked, List<Lease> victims, Instant now) {
         changes++;
-        Cards cards = byClass.computeIfAbsent(requestClass, c -> new Cards(view.gpuCount()));
+        Cards cards = byClass.computeIfAbsent(requestClass, c -> {
+            Cards made = new Cards(view.gpuCount(), ++stamps);
+            unordered.put(c, made);
+            return made;
+        });
         long at = now.toEpochMilli();
+        boolean named = false;
         for (int g = asked.nextSetBit(0); g >= 0; g = asked.nextSetBit(g + 1)) {
+            named |= cards.namedMilli[g] != 0;
             cards.namedMilli[g] = 0;
             cards.askedAtMillis[g] = at;
         }
@@ -155,8 +185,42 @@ public final class PreemptionMemory {
                 int g = view.gpuIndex(share.deviceId());
                 if (g >= 0 && asked.get(g)) {
                     cards.namedMilli[g] += share.milli();
+                    named = true;
                 }
             }
+        }
+        if (named) {
+            cards.stamp = ++stamps;
+        }
+        if (recording != null) {
+            recording.add(new Asked(requestClass, (BitSet) asked.clone(), !victims.isEmpty(), named));
+        }
+    }
+
+    /**
+     * A stamp of what {@code requestClass}'s cards say policy named, equal to an earlier one exactly
+     * when no card's named milli changed since (-1 while the class has none). The times asked are not
+     * part of it: a search that sees every card afresh ({@link WideningGate#fullSearchDue()}) does
+     * not read them.
+     */
+    public long namedStamp(RequestClass requestClass) {
+        Cards cards = unordered.get(requestClass);
+        return cards == null ? -1 : cards.stamp;
+    }
+
+    /** From now on, every question searches note here is also added to {@code questions}, in order (null: stop). */
+    void record(List<Asked> questions) {
+        this.recording = questions;
+    }
+
+    /**
+     * Notes again, at {@code now} on {@code snapshot}, questions a search asked earlier, as that search
+     * asked again would note them, each having named nobody.
+     */
+    void noteAgain(PoolSnapshot snapshot, CapacityView view, List<Asked> questions, Instant now) {
+        follow(snapshot, view);
+        for (Asked question : questions) {
+            learned(question.requestClass(), question.cards(), List.of(), now);
         }
     }
 
@@ -165,6 +229,7 @@ public final class PreemptionMemory {
         protected Boolean rebuild(PoolSnapshot snapshot) {
             changes++;
             byClass.clear();
+            unordered.clear();
             promised = new int[view.gpuCount()];
             snapshot.promisedMilli().forEach((device, milli) -> {
                 int g = view.gpuIndex(device);
@@ -197,7 +262,10 @@ public final class PreemptionMemory {
                 promised[g] += sign * share.milli();
             }
             for (Cards cards : byClass.values()) {
-                cards.namedMilli[g] = -1;
+                if (cards.namedMilli[g] != -1) {
+                    cards.namedMilli[g] = -1;
+                    cards.stamp = ++stamps;
+                }
             }
         }
     }

@@ -86,6 +86,50 @@ public final class PreemptionSearch {
         return search.among(rest);
     }
 
+    /**
+     * From now on, the questions the searches ask policy are also added to {@code questions}, in
+     * order, as the {@link PreemptionMemory} notes them (null: stop).
+     */
+    public void record(List<PreemptionMemory.Asked> questions) {
+        memory.record(questions);
+    }
+
+    /** Moves the memory to {@code snapshot}, as a search on it starts by doing. */
+    public void follow(PoolSnapshot snapshot, CapacityView view) {
+        memory.follow(snapshot, view);
+    }
+
+    /** What {@code requestClass}'s answers say policy named, as a stamp ({@link PreemptionMemory#namedStamp}). */
+    public long namedStamp(PreemptionMemory.RequestClass requestClass) {
+        return memory.namedStamp(requestClass);
+    }
+
+    /**
+     * Whether each of these questions, asked again about the same cards of {@code view}, is proven to
+     * name nobody by {@code proof} (given each question's pool and the asked cards' ids). Reads only.
+     */
+    public static boolean provenAgain(CapacityView view, List<PreemptionMemory.Asked> questions, ProvenEmpty proof) {
+        for (PreemptionMemory.Asked question : questions) {
+            if (question.namedAny() || question.taught() || !proof.namesNobody(question.requestClass().pool(),
+                    VictimSearch.devices(view, question.cards()))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Notes these questions again at {@code now}, as searches asking them again and named nobody would. */
+    public void noteAgain(PoolSnapshot snapshot, CapacityView view, List<PreemptionMemory.Asked> questions,
+                          java.time.Instant now) {
+        memory.noteAgain(snapshot, view, questions, now);
+    }
+
+    /** Whether policy is proven to name nobody among the leases of a pool holding one of some cards. */
+    @FunctionalInterface
+    public interface ProvenEmpty {
+        boolean namesNobody(String pool, java.util.Set<String> devices);
+    }
+
     /** Rankings given again instead of made anew (tests). */
     public long rankingsReused() {
         return ranking.reused();

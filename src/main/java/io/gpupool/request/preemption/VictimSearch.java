@@ -80,6 +80,11 @@ final class VictimSearch {
         return Optional.of(ranked.stream().filter(c -> pool.equals(c.poolId()) && chosen.contains(c.leaseId())).toList());
     }
 
+    /** The device ids of {@code gpus} (indexes of {@code view}), as a search hands them to policy. */
+    static Set<String> devices(CapacityView view, BitSet gpus) {
+        return new AskedDevices(view, gpus);
+    }
+
     /**
      * The asked cards' device ids, answered through the view's index: most searches are proven empty
      * on a few leases' devices ({@code SnapshotFacts.victimSearchProven}), which only asks whether a

@@ -57,7 +57,7 @@ public final class WideningGate {
      * class included ({@link PreemptionMemory}). So what other requests learned defers a request's
      * preemption to its first retry at most, or by the interval once it has searched: never longer.
      */
-    boolean fullSearchDue() {
+    public boolean fullSearchDue() {
         return !isNew && mayWiden();
     }
 

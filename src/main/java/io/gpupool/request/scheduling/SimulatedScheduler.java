@@ -98,6 +98,7 @@ public final class SimulatedScheduler {
         this.reclaimRules = ReclaimRules.of(policy, engine.limits());
         this.pipeline = new PolicyPipeline(engine, ActivePolicy.holding(policy), settings.grace(),
                 settings.candidateNodes(), settings.widenEvery());
+        this.pipeline.skipRepeatedRetries(skipUnchanged);
         // In order, never one a lease of the start already has: equal victims are told apart by id,
         // so a replay named this way decides the same every time it runs.
         long[] next = {0};
@@ -121,6 +122,7 @@ public final class SimulatedScheduler {
         private long admissionsShared;
         private long searchesProvenEmpty;
         private long searchesProvenByPool;
+        private long retriesRepeated;
 
         public long passes() { return passes; }
         /** Admissions that needed a rule session (submissions and retries). */
@@ -134,6 +136,8 @@ public final class SimulatedScheduler {
         public long searchesProvenEmpty() { return searchesProvenEmpty; }
         /** Of those, proven by their pool's leases alone (no search facts derived). */
         public long searchesProvenByPool() { return searchesProvenByPool; }
+        /** Retries answered as repeats of their request's last quiet one, without planning ({@code RepeatedRetries}). */
+        public long retriesRepeated() { return retriesRepeated; }
         public long sweeps() { return sweeps; }
         public long sweepsSkipped() { return sweepsSkipped; }
 
@@ -142,7 +146,7 @@ public final class SimulatedScheduler {
             return "passes " + passes + " run, " + passesSkipped + " skipped; sweeps " + sweeps + " run, "
                     + sweepsSkipped + " skipped; admissions " + admissions + " evaluated, " + admissionsRemembered
                     + " from memory (" + admissionsShared + " shared by shape); victim searches " + searchesProvenEmpty + " proven empty ("
-                    + searchesProvenByPool + " by their pool's leases)";
+                    + searchesProvenByPool + " by their pool's leases); retries " + retriesRepeated + " repeated without planning";
         }
     }
 
@@ -153,6 +157,7 @@ public final class SimulatedScheduler {
         counts.admissionsShared = admissions[2];
         counts.searchesProvenEmpty = pipeline.searchesProvenEmpty();
         counts.searchesProvenByPool = pipeline.searchesProvenByPool();
+        counts.retriesRepeated = pipeline.retriesRepeated();
         return counts;
     }
 
