@@ -69,16 +69,46 @@ public final class CapacityTracker extends SnapshotFollower<CapacityView> {
         List<CapacityView.ShareChange> changes = new ArrayList<>();
         Map<Integer, Integer> classes = new HashMap<>();
         for (SnapshotDelta delta : deltas) {
+            // A lease replaced by one holding the very same shares (a heartbeat, a notice, a renewal)
+            // gives back and takes the same capacity: neither is applied, and a delta of nothing
+            // else leaves the view as it was.
+            Map<String, Lease> sameShares = sameSharesReplaced(delta);
             for (Lease lease : delta.leasesRemoved()) {
+                if (sameShares.containsKey(lease.id())) {
+                    continue;
+                }
                 SnapshotCapacity.victim(view, lease).shares().forEach(s -> changes.add(new CapacityView.ShareChange(s, 1)));
                 countClasses(view, lease, snapshot, -1, classes);
             }
             for (Lease lease : delta.leasesAdded()) {
+                if (sameShares.get(lease.id()) == lease) {
+                    continue;
+                }
                 SnapshotCapacity.victim(view, lease).shares().forEach(s -> changes.add(new CapacityView.ShareChange(s, -1)));
                 countClasses(view, lease, snapshot, 1, classes);
             }
         }
         return changes.isEmpty() ? view : view.withLeaseChanges(changes, classes);
+    }
+
+    /**
+     * The leases of {@code delta} removed and added again with equal shares, by id (the added one):
+     * capacity and the per-node classes read the shares alone.
+     */
+    private static Map<String, Lease> sameSharesReplaced(SnapshotDelta delta) {
+        if (delta.leasesRemoved().isEmpty() || delta.leasesAdded().isEmpty()) {
+            return Map.of();
+        }
+        Map<String, Lease> added = new HashMap<>(delta.leasesAdded().size() * 2);
+        delta.leasesAdded().forEach(l -> added.put(l.id(), l));
+        Map<String, Lease> same = new HashMap<>();
+        for (Lease removed : delta.leasesRemoved()) {
+            Lease replacement = added.get(removed.id());
+            if (replacement != null && replacement.shares().equals(removed.shares())) {
+                same.put(removed.id(), replacement);
+            }
+        }
+        return same;
     }
 
     /** Adjusts the per-node class counts and records each touched node's resulting class bits. */

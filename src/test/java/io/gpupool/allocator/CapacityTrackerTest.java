@@ -43,6 +43,26 @@ class CapacityTrackerTest {
         }
     }
 
+    @ParameterizedTest(name = "seed {0}: heartbeats alone leave the tracked view as it was, the very view")
+    @ValueSource(longs = {1, 2})
+    void heartbeatsAloneLeaveTheTrackedViewAsItWasTheVeryView(long seed) {
+        LeaseChurn churn = new LeaseChurn(seed);
+        CapacityTracker tracker = new CapacityTracker();
+        PoolSnapshot s = churn.fleet();
+        for (int step = 0; step < 40; step++) {
+            s = churn.step(s);
+        }
+        CapacityView before = tracker.of(s);
+        io.gpupool.snapshot.PoolSnapshotBuilder beats = s.toBuilder();
+        java.time.Instant at = s.takenAt().plusSeconds(10);
+        s.leases().values().forEach(l -> beats.lease(io.gpupool.domain.lease.LeaseTransitions.heartbeat(l, at)));
+        PoolSnapshot heard = beats.build();
+
+        assertThat(heard.leases()).isNotEmpty();
+        assertThat(tracker.of(heard)).isSameAs(before); // no capacity moved: caches keyed on the view keep their answers
+        assertEqualsRebuilt(tracker.of(heard), heard, "after heartbeats", 0);
+    }
+
     @ParameterizedTest(name = "seed {0}: a copy and its original follow different commits, each equal to a rebuilt view")
     @ValueSource(longs = {1, 2, 3})
     void aCopyAndItsOriginalFollowDifferentCommitsEachEqualToARebuiltView(long seed) {
