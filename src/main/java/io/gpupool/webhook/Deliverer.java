@@ -134,7 +134,7 @@ public class Deliverer {
                     try {
                         senders.execute(() -> {
                             try {
-                                attempt(due);
+                                sendPolled(due);
                             } catch (RuntimeException e) {
                                 LOG.error("Recording webhook delivery {} failed; it is tried again: {}", due.id(), e.getMessage(), e);
                             } finally {
@@ -150,6 +150,24 @@ public class Deliverer {
         } catch (RuntimeException e) {
             LOG.error("Looking for due webhook deliveries failed: {}", e.getMessage(), e);
         }
+    }
+
+    /** Attempts the delivery a poll read, if it still stands as read ({@link #stillDue}). */
+    void sendPolled(WebhookDeliveryRow polled) {
+        stillDue(polled).ifPresent(this::attempt);
+    }
+
+    /**
+     * The delivery as it stands now, if it is still the one {@code polled} read and still due. A poll
+     * reads up to a hundred due rows at once and hands them to the senders one by one: by the time a
+     * row's turn comes, a sender handed it by an earlier poll may have attempted it and recorded the
+     * attempt (and left the in-flight set), and sending the row as polled would repeat that attempt
+     * under the same number.
+     */
+    private java.util.Optional<WebhookDeliveryRow> stillDue(WebhookDeliveryRow polled) {
+        return deliveries.findById(polled.id()).filter(current -> Outbox.PENDING.equals(current.state())
+                && current.attempts() == polled.attempts() && current.dueSince().equals(polled.dueSince())
+                && (current.nextAttemptAt() == null || !current.nextAttemptAt().isAfter(clock.instant())));
     }
 
     /** One attempt: send, then record what came of it. */

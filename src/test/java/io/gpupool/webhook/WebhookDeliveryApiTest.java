@@ -2,6 +2,8 @@ package io.gpupool.webhook;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gpupool.request.scheduling.LifecycleScheduler;
+import io.gpupool.store.row.WebhookDeliveryRepository;
+import io.gpupool.store.row.WebhookDeliveryRow;
 import io.gpupool.testing.Api;
 import io.gpupool.testing.Api.Reply;
 import io.gpupool.testing.DatabaseTest;
@@ -48,6 +50,10 @@ class WebhookDeliveryApiTest {
     LifecycleScheduler scheduler;
     @Inject
     TestClock clock;
+    @Inject
+    Deliverer deliverer;
+    @Inject
+    WebhookDeliveryRepository deliveryRows;
     Api api;
     String vision;
     final List<String> hooks = new ArrayList<>();
@@ -181,6 +187,23 @@ class WebhookDeliveryApiTest {
         assertThat(delivery.get("attemptLog").findValuesAsText("statusCode")).containsExactly("500", "503", "200");
         assertThat(delivery.get("attemptLog").findValuesAsText("error")).containsExactly("HTTP 500", "HTTP 503", "null");
         assertThat(delivery.get("nextAttemptAt").isNull()).isTrue();
+    }
+
+    @Test
+    void aDeliveryAPollReadBeforeItsAttemptWasRecordedIsNotSentAgainUnderTheSameNumber() {
+        JsonNode hook = register(WebhookReceiver.nobodyListening(), "placed");
+        place();
+        JsonNode given = deliveriesOnce(hook.at("/webhook/id").asText(), first("DEAD")).get(0);
+        WebhookDeliveryRow now = deliveryRows.findById(given.get("id").asText()).orElseThrow();
+        // What a poll read before the first attempt, handed to a sender only after every attempt was recorded.
+        WebhookDeliveryRow polledBefore = new WebhookDeliveryRow(now.id(), now.webhookId(), now.decisionId(), now.event(),
+                now.payload(), "PENDING", 0, now.createdAt(), now.dueSince(), null, null, null, null);
+
+        deliverer.sendPolled(polledBefore);
+
+        JsonNode after = deliveriesOnce(hook.at("/webhook/id").asText(), first("DEAD")).get(0);
+        assertThat(after.get("attempts").asInt()).isEqualTo(3);
+        assertThat(after.get("attemptLog").findValuesAsText("attempt")).containsExactly("1", "2", "3");
     }
 
     @Test
