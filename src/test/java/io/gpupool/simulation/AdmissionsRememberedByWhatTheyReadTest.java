@@ -1,12 +1,9 @@
 package io.gpupool.simulation;
 
-import io.gpupool.fleet.FleetImporter;
 import io.gpupool.policy.engine.EvaluationLimits;
 import io.gpupool.policy.engine.PolicyEngine;
 import io.gpupool.request.scheduling.SimulatedScheduler;
 import io.gpupool.simulation.perf.PolicyReplayWeekBenchmark;
-import io.gpupool.snapshot.PoolSnapshot;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -15,8 +12,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -31,15 +26,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class AdmissionsRememberedByWhatTheyReadTest {
     private static final SimulatedScheduler.Settings SETTINGS = UnbudgetedSettings.DEFAULTS;
-    private static PoolSnapshot fleet;
-    private static int gpus;
-
-    @BeforeAll
-    static void exampleFleet(@TempDir Path dir) throws IOException {
-        Path file = dir.resolve("fleet.yaml");
-        gpus = PolicyReplayWeekBenchmark.writeFleet(file, 1);
-        fleet = FleetImporter.applied(PoolSnapshot.empty(), Files.readString(file));
-    }
 
     @ParameterizedTest(name = "seed {0} under {1}")
     @CsvSource({"1, default", "2, default", "3, default",
@@ -53,12 +39,7 @@ class AdmissionsRememberedByWhatTheyReadTest {
         PolicyReplay.Result byEqualFacts = replay(workload, candidate, false);
         PolicyReplay.Result byReads = replay(workload, candidate, true);
 
-        Map<String, byte[]> expected = ReplayOutput.files(byEqualFacts, ReplayPricing.NONE);
-        Map<String, byte[]> actual = ReplayOutput.files(byReads, ReplayPricing.NONE);
-        assertThat(actual.keySet()).isEqualTo(expected.keySet());
-        for (String name : expected.keySet()) {
-            assertThat(actual.get(name)).as(name).isEqualTo(expected.get(name));
-        }
+        EquivalentReplays.assertSameFiles(byEqualFacts, byReads);
         PolicyRun plain = byEqualFacts.baseline();
         PolicyRun remembered = byReads.baseline();
         assertThat(remembered.fates()).usingRecursiveComparison().isEqualTo(plain.fates());
@@ -72,13 +53,13 @@ class AdmissionsRememberedByWhatTheyReadTest {
     private static PolicyReplay.Result replay(Workload workload, PolicyReplay.Candidate candidate, boolean byReads) {
         Simulation simulation = new Simulation(new PolicyEngine(EvaluationLimits.DEFAULT, byReads), SETTINGS,
                 Duration.ofMinutes(10));
-        return PolicyReplay.run(simulation, fleet, workload, List.of(candidate), (run, runs, label, done) -> { }, () -> false);
+        return EquivalentReplays.replay(simulation, workload, candidate);
     }
 
     /** Three hours of a busy day on the example fleet: the benchmark's workload at a third of its size. */
     private static Workload workload(long seed, Path dir) throws IOException {
         Path file = dir.resolve("workload.csv");
-        PolicyReplayWeekBenchmark.writeWorkload(file, 2400, 1, gpus, 3, new Random(seed));
+        PolicyReplayWeekBenchmark.writeWorkload(file, 2400, 1, EquivalentReplays.exampleFleetGpus(), 3, new Random(seed));
         return WorkloadCsv.parse("workload.csv", Files.readString(file), null);
     }
 }

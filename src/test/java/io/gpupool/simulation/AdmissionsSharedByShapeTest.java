@@ -1,23 +1,15 @@
 package io.gpupool.simulation;
 
-import io.gpupool.fleet.FleetImporter;
 import io.gpupool.policy.engine.EvaluationLimits;
 import io.gpupool.policy.engine.PolicyEngine;
 import io.gpupool.request.scheduling.SimulatedScheduler;
-import io.gpupool.simulation.perf.PolicyReplayWeekBenchmark;
-import io.gpupool.snapshot.PoolSnapshot;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -30,35 +22,18 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class AdmissionsSharedByShapeTest {
     private static final SimulatedScheduler.Settings SETTINGS = UnbudgetedSettings.DEFAULTS;
-    private static PoolSnapshot exampleFleet;
-    private static int gpus;
-
-    @BeforeAll
-    static void exampleFleet(@TempDir Path dir) throws IOException {
-        Path file = dir.resolve("fleet.yaml");
-        gpus = PolicyReplayWeekBenchmark.writeFleet(file, 1);
-        exampleFleet = FleetImporter.applied(PoolSnapshot.empty(), Files.readString(file));
-    }
 
     @ParameterizedTest(name = "seed {0} under {1}")
     @CsvSource({"1, default", "2, default", "1, policies-examples/tiered-enterprise", "1, policies-examples/research-lab-fair-share"})
     void sharingAdmissionsByShapeWritesTheSameFilesAsEvaluatingEveryRequest(long seed, String policy,
                                                                            @TempDir Path dir) throws IOException {
-        Workload workload = benchmarkWorkload(seed, dir);
+        Workload workload = EquivalentReplays.benchmarkWorkload(seed, dir);
         PolicyReplay.Candidate candidate = RuleSetPolicies.load(policy);
 
-        PolicyReplay.Result everyRequest = PolicyReplay.run(new Simulation(engine(false), SETTINGS, Duration.ofMinutes(10)),
-                exampleFleet, workload, List.of(candidate), (run, runs, label, done) -> { }, () -> false);
-        PolicyReplay.Result shared = PolicyReplay.run(new Simulation(engine(true), SETTINGS, Duration.ofMinutes(10)),
-                exampleFleet, workload, List.of(candidate), (run, runs, label, done) -> { }, () -> false);
+        PolicyReplay.Result everyRequest = EquivalentReplays.replay(new Simulation(engine(false), SETTINGS, Duration.ofMinutes(10)), workload, candidate);
+        PolicyReplay.Result shared = EquivalentReplays.replay(new Simulation(engine(true), SETTINGS, Duration.ofMinutes(10)), workload, candidate);
 
-        Map<String, byte[]> expected = ReplayOutput.files(everyRequest, ReplayPricing.NONE);
-        Map<String, byte[]> actual = ReplayOutput.files(shared, ReplayPricing.NONE);
-        assertThat(actual.keySet()).isEqualTo(expected.keySet());
-        for (String name : expected.keySet()) {
-            assertThat(actual.get(name)).as(name).isEqualTo(expected.get(name));
-        }
-        assertThat(shared.baseline().decisions()).isEqualTo(everyRequest.baseline().decisions());
+        EquivalentReplays.assertSameFiles(everyRequest, shared);
         // and admissions were shared, or this compares nothing
         assertThat(everyRequest.baseline().work().admissionsShared()).isZero();
         assertThat(shared.baseline().work().admissionsShared()).isPositive();
@@ -69,10 +44,4 @@ class AdmissionsSharedByShapeTest {
         return new PolicyEngine(EvaluationLimits.DEFAULT, true, true, sharesByShape);
     }
 
-    /** Two hours of the benchmark's workload (seeded resamples of the example day) on the example fleet. */
-    private static Workload benchmarkWorkload(long seed, Path dir) throws IOException {
-        Path file = dir.resolve("workload.csv");
-        PolicyReplayWeekBenchmark.writeWorkload(file, 2400, 1, gpus, 2, new Random(seed));
-        return WorkloadCsv.parse("workload.csv", Files.readString(file), null);
-    }
 }

@@ -1,34 +1,29 @@
 package io.gpupool.simulation;
 
-import io.gpupool.fleet.FleetImporter;
-import io.gpupool.policy.DefaultPolicy;
-import io.gpupool.request.scheduling.SimulatedScheduler;
-import io.gpupool.simulation.perf.PolicyReplayWeekBenchmark;
 import io.gpupool.domain.inventory.ShareMode;
 import io.gpupool.domain.tenancy.Pool;
 import io.gpupool.domain.tenancy.PoolTier;
 import io.gpupool.domain.tenancy.Quota;
 import io.gpupool.domain.tenancy.Tenant;
+import io.gpupool.policy.DefaultPolicy;
+import io.gpupool.policy.engine.CompiledPolicy;
+import io.gpupool.policy.engine.PolicyCompiler;
+import io.gpupool.policy.ruleset.RuleSet;
+import io.gpupool.request.scheduling.SimulatedScheduler;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.snapshot.PoolSnapshotBuilder;
 import io.gpupool.testing.Fleets;
 import io.gpupool.testing.PolicyFiles;
-import io.gpupool.policy.engine.PolicyCompiler;
-import io.gpupool.policy.ruleset.RuleSet;
-import io.gpupool.policy.engine.CompiledPolicy;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 
 import static io.gpupool.simulation.ReplayFleet.T0;
 import static io.gpupool.simulation.ReplayFleet.job;
@@ -45,15 +40,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RetriesThatRepeatThemselvesTest {
     private static final SimulatedScheduler.Settings SETTINGS = UnbudgetedSettings.DEFAULTS;
-    private static PoolSnapshot exampleFleet;
-    private static int gpus;
-
-    @BeforeAll
-    static void exampleFleet(@TempDir Path dir) throws IOException {
-        Path file = dir.resolve("fleet.yaml");
-        gpus = PolicyReplayWeekBenchmark.writeFleet(file, 1);
-        exampleFleet = FleetImporter.applied(PoolSnapshot.empty(), Files.readString(file));
-    }
 
     @Test
     void aRequestWaitingOnQuotaIsNotPlannedAgainWhileOnlyHeartbeatsChange() {
@@ -140,21 +126,13 @@ class RetriesThatRepeatThemselvesTest {
     @CsvSource({"1, default", "2, default", "1, policies-examples/tiered-enterprise"})
     void answeringRetriesThatRepeatThemselvesWritesTheSameFilesAsPlanningEveryRetry(long seed, String policy,
                                                                                    @TempDir Path dir) throws IOException {
-        Workload workload = benchmarkWorkload(seed, dir);
+        Workload workload = EquivalentReplays.benchmarkWorkload(seed, dir);
         PolicyReplay.Candidate candidate = RuleSetPolicies.load(policy);
 
-        PolicyReplay.Result everyRetry = PolicyReplay.run(simulation(false), exampleFleet, workload, List.of(candidate),
-                (run, runs, label, done) -> { }, () -> false);
-        PolicyReplay.Result repeatsAnswered = PolicyReplay.run(simulation(true), exampleFleet, workload,
-                List.of(candidate), (run, runs, label, done) -> { }, () -> false);
+        PolicyReplay.Result everyRetry = EquivalentReplays.replay(simulation(false), workload, candidate);
+        PolicyReplay.Result repeatsAnswered = EquivalentReplays.replay(simulation(true), workload, candidate);
 
-        Map<String, byte[]> expected = ReplayOutput.files(everyRetry, ReplayPricing.NONE);
-        Map<String, byte[]> actual = ReplayOutput.files(repeatsAnswered, ReplayPricing.NONE);
-        assertThat(actual.keySet()).isEqualTo(expected.keySet());
-        for (String name : expected.keySet()) {
-            assertThat(actual.get(name)).as(name).isEqualTo(expected.get(name));
-        }
-        assertThat(repeatsAnswered.baseline().decisions()).isEqualTo(everyRetry.baseline().decisions());
+        EquivalentReplays.assertSameFiles(everyRetry, repeatsAnswered);
         // and retries were answered as repeats, searching ones among them, or this compares nothing
         assertThat(repeatsAnswered.baseline().work().retriesRepeated()).isPositive();
         assertThat(repeatsAnswered.baseline().work().searchesProvenByPool())
@@ -191,10 +169,4 @@ class RetriesThatRepeatThemselvesTest {
         return b.build();
     }
 
-    /** Two hours of the benchmark's workload (seeded resamples of the example day) on the example fleet. */
-    private static Workload benchmarkWorkload(long seed, Path dir) throws IOException {
-        Path file = dir.resolve("workload.csv");
-        PolicyReplayWeekBenchmark.writeWorkload(file, 2400, 1, gpus, 2, new Random(seed));
-        return WorkloadCsv.parse("workload.csv", Files.readString(file), null);
-    }
 }

@@ -1,25 +1,18 @@
 package io.gpupool.simulation;
 
-import io.gpupool.fleet.FleetImporter;
 import io.gpupool.policy.DefaultPolicy;
 import io.gpupool.policy.engine.EvaluationLimits;
 import io.gpupool.policy.engine.PolicyEngine;
 import io.gpupool.request.scheduling.SimulatedScheduler;
-import io.gpupool.simulation.perf.PolicyReplayWeekBenchmark;
-import io.gpupool.snapshot.PoolSnapshot;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.Random;
 
 import static io.gpupool.simulation.ReplayFleet.job;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -35,15 +28,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class VictimSearchesProvenEmptyTest {
     private static final SimulatedScheduler.Settings SETTINGS = UnbudgetedSettings.DEFAULTS;
-    private static PoolSnapshot exampleFleet;
-    private static int gpus;
-
-    @BeforeAll
-    static void exampleFleet(@TempDir Path dir) throws IOException {
-        Path file = dir.resolve("fleet.yaml");
-        gpus = PolicyReplayWeekBenchmark.writeFleet(file, 1);
-        exampleFleet = FleetImporter.applied(PoolSnapshot.empty(), Files.readString(file));
-    }
 
     @Test
     void aLenderClaimingItsGuaranteeBackStillPreemptsTheBorrower() {
@@ -72,21 +56,13 @@ class VictimSearchesProvenEmptyTest {
     @CsvSource({"1, default", "2, default", "1, policies-examples/tiered-enterprise"})
     void skippingSearchesProvenEmptyWritesTheSameFilesAsEvaluatingEverySearch(long seed, String policy,
                                                                               @TempDir Path dir) throws IOException {
-        Workload workload = benchmarkWorkload(seed, dir);
+        Workload workload = EquivalentReplays.benchmarkWorkload(seed, dir);
         PolicyReplay.Candidate candidate = RuleSetPolicies.load(policy);
 
-        PolicyReplay.Result everySearch = PolicyReplay.run(new Simulation(engine(false), SETTINGS, Duration.ofMinutes(10)),
-                exampleFleet, workload, List.of(candidate), (run, runs, label, done) -> { }, () -> false);
-        PolicyReplay.Result proven = PolicyReplay.run(new Simulation(engine(true), SETTINGS, Duration.ofMinutes(10)),
-                exampleFleet, workload, List.of(candidate), (run, runs, label, done) -> { }, () -> false);
+        PolicyReplay.Result everySearch = EquivalentReplays.replay(new Simulation(engine(false), SETTINGS, Duration.ofMinutes(10)), workload, candidate);
+        PolicyReplay.Result proven = EquivalentReplays.replay(new Simulation(engine(true), SETTINGS, Duration.ofMinutes(10)), workload, candidate);
 
-        Map<String, byte[]> expected = ReplayOutput.files(everySearch, ReplayPricing.NONE);
-        Map<String, byte[]> actual = ReplayOutput.files(proven, ReplayPricing.NONE);
-        assertThat(actual.keySet()).isEqualTo(expected.keySet());
-        for (String name : expected.keySet()) {
-            assertThat(actual.get(name)).as(name).isEqualTo(expected.get(name));
-        }
-        assertThat(proven.baseline().decisions()).isEqualTo(everySearch.baseline().decisions());
+        EquivalentReplays.assertSameFiles(everySearch, proven);
         // and searches were skipped, or this compares nothing; most on their pool's leases alone
         // (no search facts derived), the rest on their own facts
         assertThat(proven.baseline().work().searchesProvenEmpty()).isPositive();
@@ -97,10 +73,4 @@ class VictimSearchesProvenEmptyTest {
         return new PolicyEngine(EvaluationLimits.DEFAULT, true, provesNoVictim);
     }
 
-    /** Two hours of the benchmark's workload (seeded resamples of the example day) on the example fleet. */
-    private static Workload benchmarkWorkload(long seed, Path dir) throws IOException {
-        Path file = dir.resolve("workload.csv");
-        PolicyReplayWeekBenchmark.writeWorkload(file, 2400, 1, gpus, 2, new Random(seed));
-        return WorkloadCsv.parse("workload.csv", Files.readString(file), null);
-    }
 }
