@@ -30,8 +30,11 @@ class AdmissionsSharedByShapeTest {
         Workload workload = EquivalentReplays.benchmarkWorkload(seed, dir);
         PolicyReplay.Candidate candidate = RuleSetPolicies.load(policy);
 
-        PolicyReplay.Result everyRequest = EquivalentReplays.replay(new Simulation(engine(false), SETTINGS, Duration.ofMinutes(10)), workload, candidate);
-        PolicyReplay.Result shared = EquivalentReplays.replay(new Simulation(engine(true), SETTINGS, Duration.ofMinutes(10)), workload, candidate);
+        PolicyReplay.Result everyRequest = EquivalentReplays.replay(new Simulation(engine(false), SETTINGS, Duration.ofMinutes(10)),
+
+                workload, candidate);
+        PolicyReplay.Result shared = EquivalentReplays.replay(new Simulation(engine(true), SETTINGS, Duration.ofMinutes(10)),
+                workload, candidate);
 
         EquivalentReplays.assertSameFiles(everyRequest, shared);
         // and admissions were shared, or this compares nothing

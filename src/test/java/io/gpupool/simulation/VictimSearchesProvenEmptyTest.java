@@ -59,8 +59,11 @@ class VictimSearchesProvenEmptyTest {
         Workload workload = EquivalentReplays.benchmarkWorkload(seed, dir);
         PolicyReplay.Candidate candidate = RuleSetPolicies.load(policy);
 
-        PolicyReplay.Result everySearch = EquivalentReplays.replay(new Simulation(engine(false), SETTINGS, Duration.ofMinutes(10)), workload, candidate);
-        PolicyReplay.Result proven = EquivalentReplays.replay(new Simulation(engine(true), SETTINGS, Duration.ofMinutes(10)), workload, candidate);
+        PolicyReplay.Result everySearch = EquivalentReplays.replay(new Simulation(engine(false), SETTINGS, Duration.ofMinutes(10)),
+
+                workload, candidate);
+        PolicyReplay.Result proven = EquivalentReplays.replay(new Simulation(engine(true), SETTINGS, Duration.ofMinutes(10)),
+                workload, candidate);
 
         EquivalentReplays.assertSameFiles(everySearch, proven);
         // and searches were skipped, or this compares nothing; most on their pool's leases alone
