@@ -21,7 +21,10 @@ final class ChildProcesses {
     static void awaitJava(ProcessHandle child) throws InterruptedException {
         for (int i = 0; i < 600 && child.isAlive(); i++) {
             String line = commandLine(child.pid());
-            if (line.contains(ReplayChildMain.class.getName()) && !line.startsWith("setsid") && !line.startsWith("sh")) {
+            // setsid, then sh, then nice exec one another under the same pid, each with java's arguments in
+            // its command line: only once java runs has nice lowered the priority
+            if (line.contains(ReplayChildMain.class.getName()) && !line.startsWith("setsid") && !line.startsWith("sh")
+                    && !line.startsWith("nice")) {
                 return;
             }
             Thread.sleep(50);
