@@ -1,15 +1,10 @@
 package io.gpupool.policy.engine;
 
-import io.gpupool.policy.fact.AncestorGuaranteeFact;
 import io.gpupool.policy.fact.FactReads;
-import io.gpupool.policy.fact.PoolFact;
 import io.gpupool.policy.fact.RequestFact;
 import io.gpupool.policy.fact.SnapshotFacts;
-import io.gpupool.policy.fact.TenantFact;
-import io.gpupool.policy.fact.TenantUsageFact;
 
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -49,7 +44,7 @@ public final class EvaluationMemo {
     private final Remembered admissions = new Remembered(ADMISSIONS);
     private final ByReads admissionsByReads = new ByReads(ADMISSIONS);
     private final Remembered preemptions = new Remembered(PREEMPTIONS);
-    private final LeastRecentlyUsed<Shape, Shaped> byShape = new LeastRecentlyUsed<>(SHAPES);
+    private final LeastRecentlyUsed<AdmissionShape, Shaped> byShape = new LeastRecentlyUsed<>(SHAPES);
     /** Evaluations that failed or were stopped, ever (a caller that keeps what it decided must know). */
     private long failures;
     private long admissionsEvaluated;
@@ -78,9 +73,8 @@ public final class EvaluationMemo {
      * retry would be answered from here.
      */
     public void roomFor(int requests) {
-        int room = Math.max(ADMISSIONS, requests + requests / 4);
-        admissions.byFacts.capacity = room;
-        admissionsByReads.byRequest.capacity = room;
+        admissions.byFacts.roomFor(requests);
+        admissionsByReads.byRequest.roomFor(requests);
     }
 
     /** Admissions that needed a rule session so far. */
@@ -174,7 +168,7 @@ public final class EvaluationMemo {
                 count(this == admissions, true);
                 return known;
             }
-            Shape shape = this == admissions ? shapeOf(policy, facts) : null;
+            AdmissionShape shape = this == admissions ? shapeOf(policy, facts) : null;
             Shaped same = shape == null ? null : byShape.get(shape);
             Evaluation evaluation = same != null ? shared(same, facts) : fresh(this == admissions, policy, facts);
             if (evaluation.ok()) {
@@ -187,60 +181,9 @@ public final class EvaluationMemo {
         }
     }
 
-    /**
-     * The shape of an admission's facts (null where it is not shared): the policy treats request ids
-     * as names, and no fact but the request can name one (a pool fact does once placement failed
-     * for a request in it: then {@code hasRoomFor} reads ids).
-     */
-    private Shape shapeOf(CompiledPolicy policy, List<Object> facts) {
-        if (!engine.sharesByShape() || !policy.requestIdsAsNames() || facts.isEmpty()
-                || !(facts.get(0) instanceof RequestFact request)) {
-            return null;
-        }
-        for (int i = 1; i < facts.size(); i++) {
-            Object fact = facts.get(i);
-            boolean namesNoRequest = fact instanceof PoolFact pool ? pool.unplaceable().isEmpty()
-                    : fact instanceof TenantFact || fact instanceof TenantUsageFact || fact instanceof AncestorGuaranteeFact;
-            if (!namesNoRequest) {
-                return null;
-            }
-        }
-        return new Shape(policy, request.requestId(), request.withRequestId(""), facts.subList(1, facts.size()));
-    }
-
-    /**
-     * A policy (the very instance), a request apart from its id, and the rest of its admission facts
-     * in order; {@code requestId} (the request the key was made for) is not part of it.
-     */
-    private static final class Shape {
-        private final CompiledPolicy policy;
-        private final String requestId;
-        private final RequestFact unnamed;
-        private final List<Object> rest;
-        private final int hash;
-
-        Shape(CompiledPolicy policy, String requestId, RequestFact unnamed, List<Object> rest) {
-            this.policy = policy;
-            this.requestId = requestId;
-            this.unnamed = unnamed;
-            this.rest = List.copyOf(rest);
-            this.hash = (31 * System.identityHashCode(policy) + unnamed.hashCode()) * 31 + this.rest.hashCode();
-        }
-
-        String requestId() {
-            return requestId;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Shape s && s.policy == policy && s.hash == hash && s.unnamed.equals(unnamed)
-                    && s.rest.equals(rest);
-        }
-
-        @Override
-        public int hashCode() {
-            return hash;
-        }
+    /** The shape of an admission's facts, where sharing is on ({@link AdmissionShape#of}); null otherwise. */
+    private AdmissionShape shapeOf(CompiledPolicy policy, List<Object> facts) {
+        return engine.sharesByShape() ? AdmissionShape.of(policy, facts) : null;
     }
 
     /** A request's evaluation of a shape and what it read (null: not traced, or not needed). */
@@ -252,21 +195,6 @@ public final class EvaluationMemo {
         count(true, true);
         admissionsShared++;
         return same.evaluation().forRequest(same.requestId(), ((RequestFact) facts.get(0)).requestId());
-    }
-
-    /** A map in access order that drops its least recently used entry past {@code capacity} (which may grow). */
-    private static final class LeastRecentlyUsed<K, V> extends LinkedHashMap<K, V> {
-        private int capacity;
-
-        LeastRecentlyUsed(int capacity) {
-            super(64, 0.75f, true);
-            this.capacity = capacity;
-        }
-
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<K, V> eldest) {
-            return size() > capacity;
-        }
     }
 
     /** A new rule session, counted: as an admission evaluated (when it is one), and as a failure when it did not complete. */
@@ -316,7 +244,7 @@ public final class EvaluationMemo {
                 count(true, true);
                 return known.evaluation;
             }
-            Shape shape = shapeOf(policy, facts);
+            AdmissionShape shape = shapeOf(policy, facts);
             Shaped same = shape == null ? null : byShape.get(shape);
             if (same != null) {
                 // Equal facts but for the id, so the same reads: what the shape's evaluation read holds here too.

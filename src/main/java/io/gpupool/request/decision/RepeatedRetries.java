@@ -6,6 +6,8 @@ import io.gpupool.domain.lease.Lease;
 import io.gpupool.domain.lease.LeaseTransitions;
 import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.policy.engine.Evaluation;
+import io.gpupool.policy.engine.EvaluationMemo;
+import io.gpupool.policy.engine.LeastRecentlyUsed;
 import io.gpupool.request.preemption.PreemptionMemory;
 import io.gpupool.snapshot.PoolSnapshot;
 import io.gpupool.snapshot.SnapshotDelta;
@@ -13,7 +15,6 @@ import io.gpupool.snapshot.SnapshotFollower;
 
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -40,13 +41,7 @@ import java.util.Set;
  */
 final class RepeatedRetries {
     private final Stamps stamps = new Stamps();
-    private final Map<String, Quiet> byRequest = new LinkedHashMap<>(64, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Quiet> eldest) {
-            return size() > room;
-        }
-    };
-    private int room = io.gpupool.policy.engine.EvaluationMemo.ADMISSIONS;
+    private final LeastRecentlyUsed<String, Quiet> byRequest = new LeastRecentlyUsed<>(EvaluationMemo.ADMISSIONS);
     private boolean enabled = true;
     private long repeated;
 
@@ -66,7 +61,7 @@ final class RepeatedRetries {
 
     /** Keeps room for {@code queued} requests' last retries (a pass tells it the queue's size). */
     void roomFor(int queued) {
-        room = Math.max(io.gpupool.policy.engine.EvaluationMemo.ADMISSIONS, queued + queued / 4);
+        byRequest.roomFor(queued);
     }
 
     /** Retries answered as repeats so far. */

@@ -105,12 +105,13 @@ public final class PreemptionSearch {
     }
 
     /**
-     * Whether each of these questions, asked again about the same cards of {@code view}, is proven to
-     * name nobody by {@code proof} (given each question's pool and the asked cards' ids). Reads only.
+     * Whether each of these questions (each one that named nobody and taught the memory nothing),
+     * asked again about the same cards of {@code view}, is proven to name nobody by {@code proof}
+     * (given each question's pool and the asked cards' ids). Reads only.
      */
     public static boolean provenAgain(CapacityView view, List<PreemptionMemory.Asked> questions, ProvenEmpty proof) {
         for (PreemptionMemory.Asked question : questions) {
-            if (question.namedAny() || question.taught() || !proof.namesNobody(question.requestClass().pool(),
+            if (!proof.namesNobody(question.requestClass().pool(),
                     VictimSearch.devices(view, question.cards()))) {
                 return false;
             }

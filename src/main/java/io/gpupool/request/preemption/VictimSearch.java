@@ -56,7 +56,7 @@ final class VictimSearch {
     /** Victims among the leases holding one of {@code gpus} (every lease of the pool when null). */
     Optional<List<PreemptionCandidate>> among(BitSet gpus) {
         BitSet asked = gpus != null ? gpus : poolGpus();
-        List<PreemptionCandidate> ranked = victims.rank(allowed, pool, gpus == null ? null : new AskedDevices(view, asked));
+        List<PreemptionCandidate> ranked = victims.rank(allowed, pool, gpus == null ? null : devices(view, asked));
         List<Lease> named = new ArrayList<>();
         for (PreemptionCandidate c : ranked) {
             Lease lease = pool.equals(c.poolId()) ? snapshot.lease(c.leaseId()).orElse(null) : null;
