@@ -17,7 +17,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
@@ -222,9 +221,10 @@ public final class Simulation {
          * now, and those that report a utilisation add a sample; samples older than the usage window
          * (one hour, {@code UsageWindow.DEFAULT}) and a sweep are dropped.
          */
-        private Collection<UsageSample> beatsAndUsage(Instant at) {
+        private Map<String, List<UsageSample>> beatsAndUsage(Instant at) {
             List<SimulatedScheduler.Heartbeat> beats = new ArrayList<>();
-            List<UsageSample> all = new ArrayList<>();
+            // by lease, oldest first, as kept: the sweep's facts read them so without regrouping
+            Map<String, List<UsageSample>> all = new HashMap<>(usage.size() * 4 / 3 + 1);
             Instant oldest = at.minus(Duration.ofHours(1)).minus(settings.sweepEvery());
             for (Lease lease : scheduler.current().leases().values()) {
                 Job job = jobs.get(lease.requestId());
@@ -238,7 +238,7 @@ public final class Simulation {
                     while (kept.peekFirst().at().isBefore(oldest)) {
                         kept.removeFirst();
                     }
-                    all.addAll(kept);
+                    all.put(lease.id(), List.copyOf(kept));
                 }
             }
             scheduler.heartbeats(beats, at);

@@ -103,10 +103,22 @@ final class LeaseFacts {
         }
         TenantFact tenant = tenants.get(l.tenantId());
         List<UsageSample> all = samples.getOrDefault(l.id(), List.of());
-        List<UsageSample> measured = new ArrayList<>();
-        List<UsageSample> reported = new ArrayList<>();
+        List<UsageSample> measured;
+        List<UsageSample> reported;
+        int fromDevices = 0;
         for (UsageSample s : all) {
-            (s.source() == UsageSample.Source.DEVICE ? measured : reported).add(s);
+            fromDevices += s.source() == UsageSample.Source.DEVICE ? 1 : 0;
+        }
+        if (fromDevices == 0 || fromDevices == all.size()) {
+            // one source (nearly always): the caller's list as it is, in its order
+            measured = fromDevices == 0 ? List.of() : all;
+            reported = fromDevices == 0 ? all : List.of();
+        } else {
+            measured = new ArrayList<>(fromDevices);
+            reported = new ArrayList<>(all.size() - fromDevices);
+            for (UsageSample s : all) {
+                (s.source() == UsageSample.Source.DEVICE ? measured : reported).add(s);
+            }
         }
         // Device telemetry, where it exists, is the only utilisation policy sees: a holder's
         // heartbeat is its own claim about itself.

@@ -5,7 +5,6 @@ import io.gpupool.domain.inventory.Device;
 import io.gpupool.domain.tenancy.Pool;
 import io.gpupool.snapshot.PoolSnapshot;
 
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -86,6 +85,16 @@ public final class SnapshotFacts {
     }
 
     /**
+     * {@link #at(Instant, Collection, UsageWindow)} over samples already grouped by lease: each list
+     * holds its key's samples only (in any order; oldest first is cheapest). A caller that keeps its
+     * samples per lease (the replay does) saves regrouping every sample at every sweep. The lists
+     * must not change while these facts are in use.
+     */
+    public SnapshotFacts at(Instant now, Map<String, List<UsageSample>> samplesByLease, UsageWindow window) {
+        return new SnapshotFacts(this, now, samplesByLease, window);
+    }
+
+    /**
      * The facts of {@code tracked}'s snapshot at this one's instant, usage samples and window: equal
      * to {@code of(tracked.snapshot(), now(), samples(), window())}. Its tenants, usage rows and pool
      * summaries are {@code tracked}'s (a {@link FactsTracker}'s, kept up to date by what changed; none
@@ -111,6 +120,12 @@ public final class SnapshotFacts {
     public static SnapshotFacts of(PoolSnapshot snapshot, Instant now, Collection<UsageSample> samples,
                                    UsageWindow window) {
         return new SnapshotFacts(snapshot, now, byLease(samples), window);
+    }
+
+    /** {@code of(snapshot, now, samples, window)} over samples already grouped by lease (see {@link #at(Instant, Map, UsageWindow)}). */
+    public static SnapshotFacts of(PoolSnapshot snapshot, Instant now, Map<String, List<UsageSample>> samplesByLease,
+                                   UsageWindow window) {
+        return new SnapshotFacts(snapshot, now, samplesByLease, window);
     }
 
     private static Map<String, List<UsageSample>> byLease(Collection<UsageSample> samples) {
@@ -297,8 +312,17 @@ public final class SnapshotFacts {
         return snapshot.takenAt().truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
     }
 
+    /**
+     * {@code Duration.between(from, to).getSeconds()} (whole seconds, rounded down; 0 when
+     * {@code from} is null) without building the Duration: read for every usage sample of every
+     * lease at every sweep.
+     */
     static long secondsBetween(Instant from, Instant to) {
-        return from == null ? 0 : Duration.between(from, to).getSeconds();
+        if (from == null) {
+            return 0;
+        }
+        long seconds = Math.subtractExact(to.getEpochSecond(), from.getEpochSecond());
+        return to.getNano() < from.getNano() ? seconds - 1 : seconds;
     }
 
     static String poolTier(PoolSnapshot snapshot, String poolId) {

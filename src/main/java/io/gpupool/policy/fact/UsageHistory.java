@@ -27,6 +27,21 @@ public final class UsageHistory {
         if (samples.isEmpty()) {
             return NONE; // most leases, on the facts' hot path
         }
+        if (!(samples instanceof java.util.RandomAccess)) {
+            samples = new ArrayList<>(samples); // read by index below
+        }
+        if (inOrderUpTo(samples, now)) {
+            // Oldest first and none after the instant, as a caller keeping them per lease hands them
+            // (the replay at every sweep): the order a stable sort would give, without copy or sort.
+            long[] ages = new long[samples.size()];
+            double[] values = new double[ages.length];
+            for (int i = 0; i < ages.length; i++) {
+                UsageSample s = samples.get(i);
+                ages[i] = SnapshotFacts.secondsBetween(s.at(), now);
+                values[i] = s.utilisation();
+            }
+            return new UsageHistory(ages, values);
+        }
         List<UsageSample> seen = new ArrayList<>(samples.size());
         for (UsageSample s : samples) {
             if (!s.at().isAfter(now)) {
@@ -44,6 +59,18 @@ public final class UsageHistory {
             values[i] = seen.get(i).utilisation();
         }
         return new UsageHistory(ages, values);
+    }
+
+    private static boolean inOrderUpTo(List<UsageSample> samples, Instant now) {
+        Instant previous = null;
+        for (int i = 0, n = samples.size(); i < n; i++) {
+            Instant at = samples.get(i).at();
+            if (at.isAfter(now) || previous != null && at.isBefore(previous)) {
+                return false;
+            }
+            previous = at;
+        }
+        return true;
     }
 
     /** Age of the newest sample in seconds; −1 without samples. */

@@ -27,6 +27,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -220,15 +221,15 @@ public final class SimulatedScheduler {
     /**
      * One scheduling pass at {@code at}, as {@link LifecycleScheduler#runOnce}: notices that ran out
      * end (their GPUs go to the request they were taken for), the policy's sweep runs when
-     * {@code sweepEvery} has passed since the last, over the usage samples given, then the queues
+     * {@code sweepEvery} has passed since the last, over the usage samples given (by lease), then the queues
      * are retried (skipped when nothing waits, as {@link QueuePass#run}). Returns how many queued
      * requests it placed.
      */
-    public int runOnce(Instant at, Supplier<Collection<UsageSample>> usage) {
+    public int runOnce(Instant at, Supplier<Map<String, List<UsageSample>>> usage) {
         now = at;
         GracePeriods.endGracePeriods(model, pipeline, at);
         if (!at.isBefore(lastSweep.plus(settings.sweepEvery()))) {
-            Collection<UsageSample> samples = usage.get(); // the holders' heartbeats are stated either way
+            Map<String, List<UsageSample>> samples = usage.get(); // the holders' heartbeats are stated either way
             if (skipUnchanged && !anyActiveLease()) {
                 counts.sweepsSkipped++; // the sweep acts on ACTIVE leases only: with none, its plan changes nothing
             } else if (!skipUnchanged) {
@@ -306,7 +307,7 @@ public final class SimulatedScheduler {
     }
 
     /** The policy's reclamation sweep at {@code at} over {@code usage}; returns its evaluation. */
-    public Evaluation sweep(Collection<UsageSample> usage, Instant at) {
+    public Evaluation sweep(Map<String, List<UsageSample>> usage, Instant at) {
         ModelWriter writer = at(at);
         // Unskipped (the comparison's baseline): the requests are inserted whatever the rules read.
         return ReclaimSweep.sweep(writer, engine, policy,

@@ -123,6 +123,30 @@ class LeaseFactsTest {
     }
 
     @Test
+    void samplesHandedGroupedByLeaseGiveTheFactsTheSameSamplesGiveUngrouped() {
+        for (int m = 60; m >= 0; m -= 5) { // oldest first, as the replay keeps them
+            sample("mixed", m, m % 10 == 0 ? 0.02 : 0.7, m > 30 ? UsageSample.Source.DEVICE : UsageSample.Source.HEARTBEAT);
+            sample("claimed", m, m > 40 ? 0.9 : 0.01, UsageSample.Source.HEARTBEAT);
+            sample("measured", m, 0.3, UsageSample.Source.DEVICE);
+        }
+        sample("claimed", -2, 0.9, UsageSample.Source.HEARTBEAT); // stamped after the instant: left out either way
+        PoolSnapshotBuilder fleet = fleet();
+        for (String id : List.of("mixed", "claimed", "measured", "silent")) {
+            fleet.lease(lease(id, "acme-vision", NOW.minusSeconds(70), null, "a-1-gpu0"));
+        }
+        PoolSnapshot snapshot = fleet.build();
+        Map<String, List<UsageSample>> grouped = new java.util.HashMap<>();
+        samples.forEach(s -> grouped.computeIfAbsent(s.leaseId(), k -> new ArrayList<>()).add(s));
+
+        assertThat(SnapshotFacts.of(snapshot, NOW, grouped, UsageWindow.DEFAULT).leases())
+                .usingRecursiveFieldByFieldElementComparator()
+                .isEqualTo(SnapshotFacts.of(snapshot, NOW, samples, UsageWindow.DEFAULT).leases());
+        assertThat(SnapshotFacts.of(snapshot).at(NOW, grouped, UsageWindow.DEFAULT).leases())
+                .usingRecursiveFieldByFieldElementComparator()
+                .isEqualTo(SnapshotFacts.of(snapshot).at(NOW, samples, UsageWindow.DEFAULT).leases());
+    }
+
+    @Test
     void withOnlyHeartbeatsTheHoldersClaimIsTheUtilisationAndItsOwnReport() {
         sample("l", 5, 0.6, UsageSample.Source.HEARTBEAT);
         sample("l", 15, 0.4, UsageSample.Source.HEARTBEAT);
