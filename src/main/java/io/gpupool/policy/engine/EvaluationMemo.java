@@ -42,7 +42,12 @@ public final class EvaluationMemo {
 
     private final PolicyEngine engine;
     private final Remembered admissions = new Remembered(ADMISSIONS);
-    private final ByReads admissionsByReads = new ByReads(ADMISSIONS);
+    private final ByReads admissionsByReads = new ByReads(ADMISSIONS, true);
+    /**
+     * The sessions of victim searches without their leases ({@link #decidedWithoutLeases}): a
+     * request's admission facts but for its pools' room, remembered as admissions are (what they read).
+     */
+    private final ByReads withoutLeasesByReads = new ByReads(ADMISSIONS, false);
     private final Remembered preemptions = new Remembered(PREEMPTIONS);
     private final LeastRecentlyUsed<AdmissionShape, Shaped> byShape = new LeastRecentlyUsed<>(SHAPES);
     /** Evaluations that failed or were stopped, ever (a caller that keeps what it decided must know). */
@@ -75,6 +80,7 @@ public final class EvaluationMemo {
     public void roomFor(int requests) {
         admissions.byFacts.roomFor(requests);
         admissionsByReads.byRequest.roomFor(requests);
+        withoutLeasesByReads.byRequest.roomFor(requests);
     }
 
     /** Admissions that needed a rule session so far. */
@@ -106,12 +112,13 @@ public final class EvaluationMemo {
     public List<io.gpupool.policy.decision.PreemptionCandidate> victims(CompiledPolicy policy, SnapshotFacts facts,
                                                                        RequestFact request, Collection<String> pools,
                                                                        Collection<String> victimPools, Set<String> devices) {
-        if (victimPools.size() == 1 && provenByPool(policy, facts, request, victimPools.iterator().next(), devices)) {
+        if (victimPools.size() == 1 && provenByPool(policy, facts, request, pools, victimPools.iterator().next(), devices)) {
             countProvenByPool(); // none of the leases it asks about could be named: its facts are not needed
             return List.of();
         }
         List<Object> asked = facts.forPreemption(request, pools, victimPools, devices);
-        if (engine.provesNoVictim() && preemptingRules(policy).nameNobody(asked)) {
+        if (engine.provesNoVictim() && (preemptingRules(policy).nameNobody(asked)
+                || preemptingRules(policy).nameNobody(asked, decidedWithoutLeases(policy, facts, request, pools)))) {
             searchesProvenEmpty++;
             return List.of();
         }
@@ -120,11 +127,39 @@ public final class EvaluationMemo {
 
     /**
      * Whether {@link #victims} answers none for a search of {@code pool} alone asking about
-     * {@code devices}, from the pool's leases alone ({@link SnapshotFacts#victimSearchProven}); counts nothing.
+     * {@code devices}, for a request that may use {@code pools}, from the pool's leases alone
+     * ({@link SnapshotFacts#victimSearchProven}); counts nothing. Where the leases alone leave a
+     * rule that could fire, the request's own decisions in that search are read as well
+     * ({@link #decidedWithoutLeases}).
      */
-    public boolean provenByPool(CompiledPolicy policy, SnapshotFacts facts, RequestFact request, String pool,
-                                Set<String> devices) {
-        return engine.provesNoVictim() && facts.victimSearchProven(pool, devices, request, preemptingRules(policy));
+    public boolean provenByPool(CompiledPolicy policy, SnapshotFacts facts, RequestFact request, Collection<String> pools,
+                                String pool, Set<String> devices) {
+        if (!engine.provesNoVictim()) {
+            return false;
+        }
+        PreemptingRules rules = preemptingRules(policy);
+        if (facts.victimSearchProven(pool, devices, request, null, rules)) {
+            return true;
+        }
+        List<io.gpupool.policy.decision.Decision> decided = decidedWithoutLeases(policy, facts, request, pools);
+        return decided != null && facts.victimSearchProven(pool, devices, request, decided, rules);
+    }
+
+    /**
+     * What policy decides about {@code request} in a victim search among {@code pools} before naming
+     * anyone: the decisions of a session over the search's facts without its leases (remembered like
+     * any evaluation), which are the search's own where {@link PreemptingRules#decidedWithoutLeases};
+     * null where they are not, or that session failed.
+     */
+    private List<io.gpupool.policy.decision.Decision> decidedWithoutLeases(CompiledPolicy policy, SnapshotFacts facts,
+                                                                          RequestFact request, Collection<String> pools) {
+        if (!preemptingRules(policy).decidedWithoutLeases()) {
+            return null;
+        }
+        List<Object> asked = facts.forPreemptionWithoutLeases(request, pools);
+        Evaluation withoutLeases = engine.remembersByReads() ? withoutLeasesByReads.evaluate(policy, asked)
+                : preemptions.evaluate(policy, asked);
+        return withoutLeases.ok() ? withoutLeases.decisions() : null;
     }
 
     /** Counts a search answered none from its pool's leases, as {@link #victims} does (a search asked again elsewhere). */
@@ -192,8 +227,14 @@ public final class EvaluationMemo {
 
     /** {@code same}'s evaluation for the request of {@code facts} (of its shape), counted as remembered and shared. */
     private Evaluation shared(Shaped same, List<Object> facts) {
-        count(true, true);
-        admissionsShared++;
+        return shared(same, facts, true);
+    }
+
+    private Evaluation shared(Shaped same, List<Object> facts, boolean admission) {
+        count(admission, true);
+        if (admission) {
+            admissionsShared++;
+        }
         return same.evaluation().forRequest(same.requestId(), ((RequestFact) facts.get(0)).requestId());
     }
 
@@ -229,33 +270,36 @@ public final class EvaluationMemo {
      */
     private final class ByReads {
         private final LeastRecentlyUsed<RequestKey, Known> byRequest;
+        /** Whether its sessions count as admissions (the other: victim searches without their leases). */
+        private final boolean admission;
 
-        ByReads(int capacity) {
+        ByReads(int capacity, boolean admission) {
             this.byRequest = new LeastRecentlyUsed<>(capacity);
+            this.admission = admission;
         }
 
         Evaluation evaluate(CompiledPolicy policy, List<Object> facts) {
             if (facts.size() > MAX_FACTS) {
-                return fresh(true, policy, facts);
+                return fresh(admission, policy, facts);
             }
             RequestKey key = new RequestKey(policy, facts.get(0));
             Known known = byRequest.get(key);
             if (known != null && known.holdsIn(facts)) {
-                count(true, true);
+                count(admission, true);
                 return known.evaluation;
             }
             AdmissionShape shape = shapeOf(policy, facts);
             Shaped same = shape == null ? null : byShape.get(shape);
             if (same != null) {
                 // Equal facts but for the id, so the same reads: what the shape's evaluation read holds here too.
-                Evaluation evaluation = shared(same, facts);
+                Evaluation evaluation = shared(same, facts, admission);
                 byRequest.put(key, new Known(evaluation, List.copyOf(facts), same.reads()));
                 return evaluation;
             }
             Evaluation evaluation;
             Known learnt;
             try (FactReads.Log log = FactReads.record(facts)) {
-                evaluation = fresh(true, policy, facts);
+                evaluation = fresh(admission, policy, facts);
                 // A moving value read from no input position (a fact a rule built): the facts are compared whole instead.
                 learnt = new Known(evaluation, List.copyOf(facts), log.complete() ? log.reads() : null);
             }

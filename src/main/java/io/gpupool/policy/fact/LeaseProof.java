@@ -25,7 +25,7 @@ public interface LeaseProof {
         }
 
         @Override
-        public boolean namesNobody(RequestFact request, Predicate<LeaseFact> asked) {
+        public boolean namesNobody(RequestFact request, Collection<?> decided, Predicate<LeaseFact> asked) {
             return false;
         }
     };
@@ -37,7 +37,11 @@ public interface LeaseProof {
         /** {@code lease} left (or is replaced: its new fact follows with {@link #add}). */
         void remove(LeaseFact lease);
 
-        /** True only when a search handed {@code request} and the leases {@code asked} accepts names nobody. */
-        boolean namesNobody(RequestFact request, Predicate<LeaseFact> asked);
+        /**
+         * True only when a search handed {@code request} and the leases {@code asked} accepts names
+         * nobody; {@code decided}: what policy decided about the request in that search before naming
+         * anyone, where known (null otherwise).
+         */
+        boolean namesNobody(RequestFact request, Collection<?> decided, Predicate<LeaseFact> asked);
     }
 }

@@ -150,7 +150,7 @@ final class PoolLeaseFacts {
      * {@code snapshot} at {@code now}, where {@link #facts} would derive afresh.
      */
     synchronized boolean proven(PoolSnapshot snapshot, String pool, Instant now, Set<String> devices,
-                                RequestFact request, LeaseProof proof) {
+                                RequestFact request, java.util.Collection<?> decided, LeaseProof proof) {
         if (!follows(snapshot, now)) {
             return false;
         }
@@ -158,7 +158,7 @@ final class PoolLeaseFacts {
         LeaseProof.Judgement judgement = entry.judged.computeIfAbsent(proof, p -> java.util.Objects.requireNonNullElse(
                 p.judge(java.util.Collections.unmodifiableCollection(entry.byId.values())), LeaseProof.NOTHING_PROVEN));
         // devices null: every lease of the pool is handed to the search (holdsAny says so too)
-        return judgement.namesNobody(request, lease -> SnapshotFacts.holdsAny(lease, devices) || lease.gangId() != null
+        return judgement.namesNobody(request, decided, lease -> SnapshotFacts.holdsAny(lease, devices) || lease.gangId() != null
                 && entry.byGang.getOrDefault(lease.gangId(), List.of()).stream().anyMatch(m -> SnapshotFacts.holdsAny(m, devices)));
     }
 

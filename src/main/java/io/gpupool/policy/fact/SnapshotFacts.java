@@ -215,9 +215,7 @@ public final class SnapshotFacts {
         // or excluded by the caller) must neither host victims nor count as "has room".
         // They are also pools the allocator found no placement in (that is why victims are wanted):
         // rules asking canFitNow must get the allocator's answer, not free totals blind to fragmentation.
-        List<Object> facts = forAdmission(request);
-        facts.removeIf(f -> f instanceof PoolFact p && !pools.contains(p.poolId()));
-        facts.replaceAll(f -> f instanceof PoolFact p ? p.withoutPlacementFor(request.requestId()) : f);
+        List<Object> facts = forPreemptionWithoutLeases(request, pools);
         List<LeaseFact> kept = new ArrayList<>(leasesOf(victimPools, devices));
         Set<String> gangs = new HashSet<>();
         for (LeaseFact lease : kept) {
@@ -236,14 +234,28 @@ public final class SnapshotFacts {
     }
 
     /**
+     * The facts {@link #forPreemption(RequestFact, Collection, Collection, Set)} hands policy before its
+     * leases, in the same order: the request, its lineage and their usage, and the pools it may still
+     * use, none of which has room for it.
+     */
+    public List<Object> forPreemptionWithoutLeases(RequestFact request, Collection<String> pools) {
+        List<Object> facts = forAdmission(request);
+        facts.removeIf(f -> f instanceof PoolFact p && !pools.contains(p.poolId()));
+        facts.replaceAll(f -> f instanceof PoolFact p ? p.withoutPlacementFor(request.requestId()) : f);
+        return facts;
+    }
+
+    /**
      * Whether {@code proof} shows that the victim search {@link #forPreemption} would hand policy for
      * {@code request} in {@code pool} alone, asking about {@code devices} (every lease of the pool when
-     * null), names nobody, without deriving that search's facts: the proof's judgement of the pool's
+     * null), names nobody, without deriving that search's facts ({@code decided}: what policy decided
+     * about the request in that search before naming anyone, where known; null otherwise): the proof's judgement of the pool's
      * leases is kept in the per-pool cache and told of every lease that changes. False (not proven)
      * where these facts do not come from that cache.
      */
-    public boolean victimSearchProven(String pool, Set<String> devices, RequestFact request, LeaseProof proof) {
-        return leases == null && poolLeases != null && poolLeases.proven(snapshot, pool, now, devices, request, proof);
+    public boolean victimSearchProven(String pool, Set<String> devices, RequestFact request, Collection<?> decided,
+                                      LeaseProof proof) {
+        return leases == null && poolLeases != null && poolLeases.proven(snapshot, pool, now, devices, request, decided, proof);
     }
 
     private List<LeaseFact> leasesOf(Collection<String> pools, Set<String> devices) {

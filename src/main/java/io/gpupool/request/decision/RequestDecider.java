@@ -280,7 +280,7 @@ public final class RequestDecider {
             io.gpupool.policy.fact.SnapshotFacts facts = inputs.facts(before);
             io.gpupool.policy.fact.RequestFact fact = PolicyInputs.fact(request);
             if (!PreemptionSearch.provenAgain(view, last.questions(),
-                    (pool, devices) -> evaluations.provenByPool(policy.policy(), facts, fact, pool, devices))) {
+                    (allowed, pool, devices) -> evaluations.provenByPool(policy.policy(), facts, fact, allowed, pool, devices))) {
                 return false;
             }
             last.questions().forEach(q -> evaluations.countProvenByPool());

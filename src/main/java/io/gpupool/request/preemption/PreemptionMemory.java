@@ -79,7 +79,7 @@ public final class PreemptionMemory {
      * anyone, and whether the answer changed what the memory says the class named ({@code taught}: a
      * later search of the class may rank its cards otherwise).
      */
-    public record Asked(RequestClass requestClass, BitSet cards, boolean namedAny, boolean taught) {
+    public record Asked(RequestClass requestClass, List<String> allowed, BitSet cards, boolean namedAny, boolean taught) {
     }
 
     private final Map<RequestClass, Cards> byClass = new LinkedHashMap<>(16, 0.75f, true) {
@@ -166,7 +166,7 @@ public final class PreemptionMemory {
     }
 
     /** Policy was asked about the leases on {@code asked} (GPU indexes) at {@code now} and named {@code victims}. */
-    void learned(RequestClass requestClass, BitSet asked, List<Lease> victims, Instant now) {
+    void learned(RequestClass requestClass, List<String> allowed, BitSet asked, List<Lease> victims, Instant now) {
         changes++;
         Cards cards = byClass.computeIfAbsent(requestClass, c -> {
             Cards made = new Cards(view.gpuCount(), ++stamps);
@@ -193,7 +193,7 @@ public final class PreemptionMemory {
             cards.stamp = ++stamps;
         }
         if (recording != null) {
-            recording.add(new Asked(requestClass, (BitSet) asked.clone(), !victims.isEmpty(), named));
+            recording.add(new Asked(requestClass, allowed, (BitSet) asked.clone(), !victims.isEmpty(), named));
         }
     }
 
@@ -220,7 +220,7 @@ public final class PreemptionMemory {
     void noteAgain(PoolSnapshot snapshot, CapacityView view, List<Asked> questions, Instant now) {
         follow(snapshot, view);
         for (Asked question : questions) {
-            learned(question.requestClass(), question.cards(), List.of(), now);
+            learned(question.requestClass(), question.allowed(), question.cards(), List.of(), now);
         }
     }
 

@@ -111,7 +111,7 @@ public final class PreemptionSearch {
      */
     public static boolean provenAgain(CapacityView view, List<PreemptionMemory.Asked> questions, ProvenEmpty proof) {
         for (PreemptionMemory.Asked question : questions) {
-            if (!proof.namesNobody(question.requestClass().pool(),
+            if (!proof.namesNobody(question.allowed(), question.requestClass().pool(),
                     VictimSearch.devices(view, question.cards()))) {
                 return false;
             }
@@ -128,7 +128,7 @@ public final class PreemptionSearch {
     /** Whether policy is proven to name nobody among the leases of a pool holding one of some cards. */
     @FunctionalInterface
     public interface ProvenEmpty {
-        boolean namesNobody(String pool, java.util.Set<String> devices);
+        boolean namesNobody(List<String> allowed, String pool, java.util.Set<String> devices);
     }
 
     /** Rankings given again instead of made anew (tests). */

@@ -64,7 +64,7 @@ final class VictimSearch {
                 named.add(lease);
             }
         }
-        memory.learned(requestClass, asked, named, now);
+        memory.learned(requestClass, allowed, asked, named, now);
         if (named.isEmpty()) {
             return Optional.empty();
         }
