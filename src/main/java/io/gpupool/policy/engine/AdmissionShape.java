@@ -6,7 +6,9 @@ import io.gpupool.policy.fact.RequestFact;
 import io.gpupool.policy.fact.TenantFact;
 import io.gpupool.policy.fact.TenantUsageFact;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The shape of an admission's facts: a policy (the very instance), a request apart from its id, and
@@ -30,23 +32,39 @@ final class AdmissionShape {
 
     /**
      * The shape of an admission's facts (null where it is not shared): the policy treats request ids
-     * as names, and no fact but the request can name one (a pool fact does once placement failed
-     * for a request in it: then {@code hasRoomFor} reads ids).
+     * as names, and no fact but the request names one, or a pool names the request itself alone (a
+     * victim search's pools, where placement failed for it: {@code canFitNow} reads ids). Such a
+     * pool's name for the request is made anonymous as the request's own id is: the facts of two
+     * requests then have one shape when renaming one's id to the other's turns one's facts into the
+     * other's, and a policy that treats ids as names decides the same, re-addressed.
      */
     static AdmissionShape of(CompiledPolicy policy, List<Object> facts) {
         if (!policy.requestIdsAsNames() || facts.isEmpty() || !(facts.get(0) instanceof RequestFact request)) {
             return null;
         }
+        List<Object> rest = facts.subList(1, facts.size());
+        boolean copied = false;
         for (int i = 1; i < facts.size(); i++) {
             Object fact = facts.get(i);
-            boolean namesNoRequest = fact instanceof PoolFact pool ? pool.unplaceable().isEmpty()
-                    : fact instanceof TenantFact || fact instanceof TenantUsageFact || fact instanceof AncestorGuaranteeFact;
-            if (!namesNoRequest) {
+            if (fact instanceof PoolFact pool && !pool.unplaceable().isEmpty()) {
+                if (!pool.unplaceable().equals(Set.of(request.requestId()))) {
+                    return null; // it names another request
+                }
+                if (!copied) {
+                    rest = new ArrayList<>(rest);
+                    copied = true;
+                }
+                rest.set(i - 1, pool.withUnplaceable(ANONYMOUS));
+            } else if (!(fact instanceof PoolFact || fact instanceof TenantFact || fact instanceof TenantUsageFact
+                    || fact instanceof AncestorGuaranteeFact)) {
                 return null;
             }
         }
-        return new AdmissionShape(policy, request.requestId(), request.withRequestId(""), facts.subList(1, facts.size()));
+        return new AdmissionShape(policy, request.requestId(), request.withRequestId(""), rest);
     }
+
+    /** What a pool naming the request alone names in a shape: the request's id made anonymous, as in {@code unnamed}. */
+    private static final Set<String> ANONYMOUS = Set.of("");
 
     String requestId() {
         return requestId;

@@ -63,6 +63,16 @@ public record PoolFact(String poolId, String name, String tier, boolean sharingA
                 capacityMilliByModel, freeMilliByModel(), maxMemoryMib, lendableMilli(), ids);
     }
 
+    /**
+     * This pool naming {@code ids} as the requests placement failed for, all else as it is (its
+     * moving values are copied, not read: no evaluation notes them). For the shape of a victim
+     * search's facts, where the only request a pool names is the search's own.
+     */
+    public PoolFact withUnplaceable(Set<String> ids) {
+        return new PoolFact(poolId, name, tier, sharingAllowed, deviceCount, capacityMilli, freeMilli,
+                capacityMilliByModel, freeMilliByModel, maxMemoryMib, lendableMilli, ids);
+    }
+
     /** Free milli-GPU on the models the request accepts. */
     public long freeMilliFor(RequestFact request) {
         if (request.allowedModels().isEmpty()) {
