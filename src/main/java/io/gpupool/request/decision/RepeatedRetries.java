@@ -24,8 +24,9 @@ import java.util.Set;
  * no decision logged) and whose victim searches, if any, were each proven to name nobody from their
  * pool's leases alone, searching every card afresh, is a function of what it read:
  * <ul>
- *   <li>the request (the very object: nothing wrote it) and policy's answer (the very evaluation:
- *       the {@code EvaluationMemo} answered from memory, so nothing the admission read changed);</li>
+ *   <li>the request (the very object: nothing wrote it) and policy's answer: its decisions about
+ *       the request, its version and its completion ({@link #sameAnswer}: the very evaluation, or
+ *       a new one deciding the same where some value the admission read moved);</li>
  *   <li>the GPUs backfill keeps it off (reserved for a head, asked at this instant);</li>
  *   <li>the inventory and tenancy, and the leases on every node holding a card of a pool policy
  *       admitted it to (plans, never-fits answers, usable cards, the shortlist's ranking and the
@@ -59,6 +60,19 @@ final class RepeatedRetries {
         byRequest.clear();
     }
 
+    /**
+     * Whether policy's answer {@code now} is the one {@code last} gave: the very evaluation, or one of
+     * the same policy version with equal decisions, both complete. A retry reads an evaluation only
+     * through its decisions about the request (admission, priority, quota verdicts, approvals: records
+     * compared by value, messages and amounts included), its version and whether it completed; what
+     * else the admission facts say (a pool's free capacity, a tenant's usage) it reads from the model
+     * and the searches' proofs, which are compared or asked again apart from this.
+     */
+    static boolean sameAnswer(Evaluation last, Evaluation now) {
+        return last == now || last.ok() && now.ok() && last.policyVersion().equals(now.policyVersion())
+                && last.decisions().equals(now.decisions());
+    }
+
     /** Keeps room for {@code queued} requests' last retries (a pass tells it the queue's size). */
     void roomFor(int queued) {
         byRequest.roomFor(queued);
@@ -77,7 +91,7 @@ final class RepeatedRetries {
      */
     Quiet standing(PoolSnapshot before, GpuRequest request, Evaluation evaluation, Set<String> reserved, boolean fresh) {
         Quiet last = enabled ? byRequest.get(request.id()) : null;
-        if (last == null || last.request != request || last.evaluation != evaluation
+        if (last == null || last.request != request || !sameAnswer(last.evaluation, evaluation)
                 || last.searches > 0 && !fresh || !last.reserved.equals(reserved)) {
             return null;
         }
