@@ -18,9 +18,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Assembles a {@link PoolSnapshot}; the builder is mutable and single-threaded, the result is not.
@@ -127,12 +129,16 @@ public final class PoolSnapshotBuilder {
                 sameDevices ? base.devicesByNode() : null, sameDevices ? base.nodeSizes() : null, usage(delta, false), usage(delta, true), underNotice(delta));
     }
 
+    /** Ids of the leases {@link #delta} found replaced with their very shares, as promised as before (filled by it). */
+    private Set<String> sameShares = Set.of();
+
     private SnapshotDelta delta() {
         if (base == null) {
             return SnapshotDelta.FROM_SCRATCH;
         }
         List<Lease> removed = new ArrayList<>();
         List<Lease> added = new ArrayList<>();
+        sameShares = Set.of();
         leasesBefore.forEach((id, before) -> {
             Lease after = leases.get(id);
             if (before != after) {
@@ -141,6 +147,13 @@ public final class PoolSnapshotBuilder {
                 }
                 if (after != null) {
                     added.add(after);
+                }
+                if (before != null && after != null && before.shares() == after.shares()
+                        && (before.state() == LeaseState.PREEMPTING) == (after.state() == LeaseState.PREEMPTING)) {
+                    if (sameShares.isEmpty()) {
+                        sameShares = new HashSet<>();
+                    }
+                    sameShares.add(id); // a heartbeat, a notice kept: held and promised GPUs as they were
                 }
             }
         });
@@ -167,14 +180,15 @@ public final class PoolSnapshotBuilder {
         }
         // Net change per device first: a lease replaced with the same shares (a notice, a heartbeat, a
         // state change) changes nothing here, and the persistent map is touched once per device that moved.
+        // A lease replaced with its very shares and as promised as before moves nothing: not counted at all.
         Map<String, Integer> change = new HashMap<>();
         for (Lease lease : delta.leasesRemoved()) {
-            if (!promised || lease.state() == LeaseState.PREEMPTING) {
+            if ((!promised || lease.state() == LeaseState.PREEMPTING) && !sameShares.contains(lease.id())) {
                 lease.shares().forEach(s -> change.merge(s.deviceId(), -s.milli(), Integer::sum));
             }
         }
         for (Lease lease : delta.leasesAdded()) {
-            if (!promised || lease.state() == LeaseState.PREEMPTING) {
+            if ((!promised || lease.state() == LeaseState.PREEMPTING) && !sameShares.contains(lease.id())) {
                 lease.shares().forEach(s -> change.merge(s.deviceId(), s.milli(), Integer::sum));
             }
         }
