@@ -112,13 +112,30 @@ public final class EvaluationMemo {
     public List<io.gpupool.policy.decision.PreemptionCandidate> victims(CompiledPolicy policy, SnapshotFacts facts,
                                                                        RequestFact request, Collection<String> pools,
                                                                        Collection<String> victimPools, Set<String> devices) {
-        if (victimPools.size() == 1 && provenByPool(policy, facts, request, pools, victimPools.iterator().next(), devices)) {
+        return victims(policy, facts, request, pools, victimPools, devices, null);
+    }
+
+    /**
+     * As above; {@code likely}: what policy decided about the request at admission (null: not known).
+     * Where the proofs would need the request's own decisions in the search, they are only asked for
+     * ({@link #decidedWithoutLeases}: a session of their own) when {@code likely} proves it too: a
+     * search whose victims policy names anyway (the request outranks them) pays for no second session.
+     * The answer is the same either way; only which searches are proven without a session differs.
+     */
+    public List<io.gpupool.policy.decision.PreemptionCandidate> victims(CompiledPolicy policy, SnapshotFacts facts,
+                                                                       RequestFact request, Collection<String> pools,
+                                                                       Collection<String> victimPools, Set<String> devices,
+                                                                       Collection<?> likely) {
+        if (victimPools.size() == 1
+                && provenByPool(policy, facts, request, pools, victimPools.iterator().next(), devices, likely)) {
             countProvenByPool(); // none of the leases it asks about could be named: its facts are not needed
             return List.of();
         }
         List<Object> asked = facts.forPreemption(request, pools, victimPools, devices);
-        if (engine.provesNoVictim() && (preemptingRules(policy).nameNobody(asked)
-                || preemptingRules(policy).nameNobody(asked, decidedWithoutLeases(policy, facts, request, pools)))) {
+        PreemptingRules rules = preemptingRules(policy);
+        if (engine.provesNoVictim() && (rules.nameNobody(asked) || rules.decidedWithoutLeases()
+                && (likely == null || rules.nameNobody(asked, likely))
+                && rules.nameNobody(asked, decidedWithoutLeases(policy, facts, request, pools)))) {
             searchesProvenEmpty++;
             return List.of();
         }
@@ -134,12 +151,22 @@ public final class EvaluationMemo {
      */
     public boolean provenByPool(CompiledPolicy policy, SnapshotFacts facts, RequestFact request, Collection<String> pools,
                                 String pool, Set<String> devices) {
+        return provenByPool(policy, facts, request, pools, pool, devices, null);
+    }
+
+    /** As above, asking for the request's own decisions only where {@code likely} proves it too (see {@link #victims}). */
+    public boolean provenByPool(CompiledPolicy policy, SnapshotFacts facts, RequestFact request, Collection<String> pools,
+                                String pool, Set<String> devices, Collection<?> likely) {
         if (!engine.provesNoVictim()) {
             return false;
         }
         PreemptingRules rules = preemptingRules(policy);
         if (facts.victimSearchProven(pool, devices, request, null, rules)) {
             return true;
+        }
+        if (!rules.decidedWithoutLeases()
+                || likely != null && !facts.victimSearchProven(pool, devices, request, likely, rules)) {
+            return false;
         }
         List<io.gpupool.policy.decision.Decision> decided = decidedWithoutLeases(policy, facts, request, pools);
         return decided != null && facts.victimSearchProven(pool, devices, request, decided, rules);

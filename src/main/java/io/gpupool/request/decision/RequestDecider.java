@@ -172,7 +172,7 @@ public final class RequestDecider {
         try {
             attempt = planner.attempt(before, view, request, eval, reserved, (pools, pool, devices) ->
                     evaluations.victims(policy.policy(), inputs.facts(before), PolicyInputs.fact(request), pools,
-                            List.of(pool), devices), gate, !c.placementOnly());
+                            List.of(pool), devices, eval.decisions()), gate, !c.placementOnly());
         } finally {
             planner.record(null);
         }
@@ -280,7 +280,8 @@ public final class RequestDecider {
             io.gpupool.policy.fact.SnapshotFacts facts = inputs.facts(before);
             io.gpupool.policy.fact.RequestFact fact = PolicyInputs.fact(request);
             if (!PreemptionSearch.provenAgain(view, last.questions(),
-                    (allowed, pool, devices) -> evaluations.provenByPool(policy.policy(), facts, fact, allowed, pool, devices))) {
+                    (allowed, pool, devices) -> evaluations.provenByPool(policy.policy(), facts, fact, allowed, pool, devices,
+                            last.evaluation().decisions()))) {
                 return false;
             }
             last.questions().forEach(q -> evaluations.countProvenByPool());
