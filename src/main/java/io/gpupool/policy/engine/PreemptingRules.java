@@ -587,17 +587,7 @@ public final class PreemptingRules implements LeaseProof {
 
     /** The positive patterns at the top of the rule's conditions (a conjunction) on the input types, matched against the session's facts. */
     private static List<Pattern> inputPatterns(RuleImpl rule) {
-        GroupElement lhs = rule.getLhs();
-        if (lhs == null || !lhs.isAnd()) {
-            return List.of();
-        }
-        List<Pattern> patterns = new ArrayList<>();
-        for (RuleConditionElement element : lhs.getChildren()) {
-            if (element instanceof Pattern p && p.getSource() == null && p.getObjectType() instanceof ClassObjectType cot
-                    && INPUT_TYPES.contains(cot.getClassType())) {
-                patterns.add(p);
-            }
-        }
+        List<Pattern> patterns = new ArrayList<>(patternsOn(rule, INPUT_TYPES));
         // the leases last: the cheap patterns (one request, a few pools) usually decide first
         patterns.sort(java.util.Comparator.comparingInt(p -> INPUT_TYPES.indexOf(type(p))));
         return List.copyOf(patterns);

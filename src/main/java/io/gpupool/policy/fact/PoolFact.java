@@ -64,13 +64,14 @@ public record PoolFact(String poolId, String name, String tier, boolean sharingA
     }
 
     /**
-     * This pool naming {@code ids} as the requests placement failed for, all else as it is (its
-     * moving values are copied, not read: no evaluation notes them). For the shape of a victim
-     * search's facts, where the only request a pool names is the search's own.
+     * This pool naming {@code ids} as the requests placement failed for, all else as it is. For the
+     * shape of a victim search's facts, where the only request a pool names is the search's own;
+     * asked outside any evaluation (an evaluation recording would note the moving values copied here
+     * as read, which only answers it again less often).
      */
     public PoolFact withUnplaceable(Set<String> ids) {
-        return new PoolFact(poolId, name, tier, sharingAllowed, deviceCount, capacityMilli, freeMilli,
-                capacityMilliByModel, freeMilliByModel, maxMemoryMib, lendableMilli, ids);
+        return new PoolFact(poolId, name, tier, sharingAllowed, deviceCount, capacityMilli, freeMilli(),
+                capacityMilliByModel, freeMilliByModel(), maxMemoryMib, lendableMilli(), ids);
     }
 
     /** Free milli-GPU on the models the request accepts. */
