@@ -118,9 +118,12 @@ public final class PreemptingRules implements LeaseProof {
                     if (!blindToLeases(impl.getLhs())) {
                         // Reading leases, it may decide differently with them: harmless only where all it
                         // decides is reclaims, which no rule matches (then they never become facts).
+                        // Nor may its firing cancel or postpone another rule's (an activation group shared
+                        // with a priority rule): agenda control is refused as for the naming rules.
                         readsLeases = true;
-                        withoutLeases &= OTHER_DECISIONS.stream().filter(d -> !d.equals("reclaim")).noneMatch(decision ->
-                                ConsequenceCode.consequence(impl, policy.generatedClasses(), classes, decision).mayReclaim());
+                        withoutLeases &= !agendaControlled(impl) && OTHER_DECISIONS.stream().filter(d -> !d.equals("reclaim"))
+                                .noneMatch(decision -> ConsequenceCode.consequence(impl, policy.generatedClasses(), classes,
+                                        decision).mayReclaim());
                     }
                     continue;
                 }
@@ -170,8 +173,9 @@ public final class PreemptingRules implements LeaseProof {
      * neither a lease fact nor a victim ({@link PreemptionCandidate}) is an instance of, or collected
      * or accumulated from such patterns, or items of an expression over the rule's own bindings
      * ({@code from $a.pools}); an {@code eval} over those bindings; nothing reading a global — or,
-     * where a rule reads leases (a reclaiming one), all it decides is reclaims and no pattern of the
-     * policy could match a reclaim order (so none becomes a fact); and when every rule that can name
+     * where a rule reads leases (a reclaiming one), all it decides is reclaims, no pattern of the
+     * policy could match a reclaim order (so none becomes a fact) and it has no agenda control (its
+     * firing cancels or postpones no other rule's); and when every rule that can name
      * a victim decides nothing else (its consequence
      * reaches no other {@link Decisions} method) and has no activation group, agenda or rule-flow
      * group or auto focus. No consequence inserts facts ({@link #provable()}), and rule code reaches

@@ -131,6 +131,27 @@ class VictimSearchesProvenByTheRequestsDecisionsTest {
         assertThat(search(proving(), policy, outranking)).isEqualTo(search(everySearch(), policy, outranking));
     }
 
+    @Test
+    void aReclaimingRuleWithAgendaControlLeavesEverySuchSearchToItsSessionAndOneWithoutDoesNot() {
+        String reclaiming = """
+                package io.gpupool.rules.reclamation;
+                import io.gpupool.policy.fact.LeaseFact;
+                global io.gpupool.policy.decision.Decisions decisions;
+                rule "Ancient leases are reclaimed"ATTRIBUTE
+                when
+                    $l : LeaseFact( runtimeSeconds > 100000000 )
+                then
+                    decisions.reclaim($l, "IDLE", 1L, "ANCIENT", "Ancient");
+                end
+                """;
+        CompiledPolicy grouped = withRule("reclamation/ancient.drl", reclaiming.replace("ATTRIBUTE", "\n    activation-group \"one\""));
+        CompiledPolicy plain = withRule("reclamation/ancient.drl", reclaiming.replace("ATTRIBUTE", ""));
+
+        // its firing (on the leases) could cancel another rule of its group: what is decided without them proves nothing
+        assertThat(PreemptingRules.of(grouped, EvaluationLimits.DEFAULT).decidedWithoutLeases()).isFalse();
+        assertThat(PreemptingRules.of(plain, EvaluationLimits.DEFAULT).decidedWithoutLeases()).isTrue();
+    }
+
     private static List<PreemptionCandidate> search(EvaluationMemo memo, CompiledPolicy policy, String card) {
         return memo.victims(policy, facts(), request(), List.of("train"), List.of("train"), Set.of(card));
     }
