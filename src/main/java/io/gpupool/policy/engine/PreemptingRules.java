@@ -1,11 +1,7 @@
 package io.gpupool.policy.engine;
 
-import io.gpupool.policy.decision.AdmissionDecision;
-import io.gpupool.policy.decision.ApprovalRequirement;
 import io.gpupool.policy.decision.Decisions;
 import io.gpupool.policy.decision.PreemptionCandidate;
-import io.gpupool.policy.decision.PriorityAssignment;
-import io.gpupool.policy.decision.QuotaVerdict;
 import io.gpupool.policy.decision.ReclaimOrder;
 import io.gpupool.policy.fact.AncestorGuaranteeFact;
 import io.gpupool.policy.fact.LeaseFact;
@@ -17,19 +13,12 @@ import io.gpupool.policy.fact.TenantUsageFact;
 import io.gpupool.policy.sandbox.RuleBudget;
 import org.drools.base.base.ClassObjectType;
 import org.drools.base.definitions.rule.impl.RuleImpl;
-import org.drools.base.reteoo.BaseTuple;
-import org.drools.base.rule.Accumulate;
-import org.drools.base.rule.Collect;
-import org.drools.base.rule.Declaration;
-import org.drools.base.rule.EvalCondition;
-import org.drools.base.rule.From;
 import org.drools.base.rule.GroupElement;
 import org.drools.base.rule.Pattern;
 import org.drools.base.rule.RuleConditionElement;
 import org.drools.base.rule.constraint.AlphaNodeFieldConstraint;
 import org.drools.base.rule.constraint.Constraint;
 import org.drools.core.common.DefaultFactHandle;
-import org.drools.modelcompiler.constraints.LambdaConstraint;
 import org.kie.api.definition.KiePackage;
 import org.kie.api.definition.rule.Rule;
 import org.kie.api.runtime.rule.FactHandle;
@@ -65,15 +54,12 @@ import java.util.function.Predicate;
 public final class PreemptingRules implements LeaseProof {
     private static final List<Class<?>> INPUT_TYPES = List.of(RequestFact.class, PoolFact.class, TenantFact.class,
             TenantUsageFact.class, AncestorGuaranteeFact.class, LeaseFact.class);
-    /** The request's own decisions a naming rule may match: what rules decided about it before naming anyone. */
-    private static final List<Class<?>> DECIDED_TYPES = List.of(AdmissionDecision.class, PriorityAssignment.class,
-            QuotaVerdict.class, ApprovalRequirement.class);
     /** The {@link Decisions} methods other than {@code preempt}: a naming rule calling one decides more than victims. */
     private static final List<String> OTHER_DECISIONS = List.of("tier", "label", "admit", "admitTo", "reject",
             "priority", "quota", "modelQuota", "reclaim", "requireApproval");
     /** Per rule that can name a victim first: the patterns that must each find a fact. */
     private final List<List<Pattern>> naming;
-    /** Per such rule, in the same order: its patterns on the request's own decisions ({@link #DECIDED_TYPES}). */
+    /** Per such rule, in the same order: its patterns on the request's own decisions ({@link DecisionBindings#DECIDED_TYPES}). */
     private final List<List<Pattern>> onDecisions;
     private final boolean provable;
     /** Whether a search's decisions other than victims are those of its facts without the leases ({@link #decidedWithoutLeases}). */
@@ -105,7 +91,7 @@ public final class PreemptingRules implements LeaseProof {
                 if (!(rule instanceof RuleImpl impl)) {
                     return nothingProvable(limits);
                 }
-                patternTypes(impl.getLhs(), matched); // queries too: a query's patterns are matched facts as well
+                RuleConditions.patternTypes(impl.getLhs(), matched); // queries too: a query's patterns are matched facts as well
                 if (impl.isQuery()) {
                     continue;
                 }
@@ -115,19 +101,19 @@ public final class PreemptingRules implements LeaseProof {
                     return nothingProvable(limits);
                 }
                 if (!consequence.mayReclaim()) {
-                    if (!blindToLeases(impl.getLhs())) {
+                    if (!RuleConditions.blindTo(impl.getLhs(), LeaseFact.class, PreemptionCandidate.class)) {
                         // Reading leases, it may decide differently with them: harmless only where all it
                         // decides is reclaims, which no rule matches (then they never become facts).
                         // Nor may its firing cancel or postpone another rule's (an activation group shared
                         // with a priority rule): agenda control is refused as for the naming rules.
                         readsLeases = true;
-                        withoutLeases &= !agendaControlled(impl) && OTHER_DECISIONS.stream().filter(d -> !d.equals("reclaim"))
+                        withoutLeases &= !RuleConditions.agendaControlled(impl) && OTHER_DECISIONS.stream().filter(d -> !d.equals("reclaim"))
                                 .noneMatch(decision -> ConsequenceCode.consequence(impl, policy.generatedClasses(), classes,
                                         decision).mayReclaim());
                     }
                     continue;
                 }
-                withoutLeases &= !agendaControlled(impl) && OTHER_DECISIONS.stream().noneMatch(decision ->
+                withoutLeases &= !RuleConditions.agendaControlled(impl) && OTHER_DECISIONS.stream().noneMatch(decision ->
                         ConsequenceCode.consequence(impl, policy.generatedClasses(), classes, decision).mayReclaim());
                 if (needsACandidate(impl)) {
                     continue;
@@ -137,31 +123,13 @@ public final class PreemptingRules implements LeaseProof {
                     return nothingProvable(limits);
                 }
                 naming.add(patterns);
-                onDecisions.add(patternsOn(impl, DECIDED_TYPES));
+                onDecisions.add(patternsOn(impl, DecisionBindings.DECIDED_TYPES));
             }
         }
         if (readsLeases && matched.stream().anyMatch(t -> t.isAssignableFrom(ReclaimOrder.class))) {
             withoutLeases = false; // a reclaim ordered from the leases would be a fact some rule matches
         }
         return new PreemptingRules(List.copyOf(naming), List.copyOf(onDecisions), true, withoutLeases, limits);
-    }
-
-    /** Adds the type of every pattern in {@code element}, at any depth and in any source, to {@code types}. */
-    private static void patternTypes(RuleConditionElement element, Set<Class<?>> types) {
-        if (element instanceof Pattern p) {
-            types.add(p.getObjectType() instanceof ClassObjectType cot ? cot.getClassType() : Object.class);
-            if (p.getSource() != null) {
-                patternTypes(p.getSource(), types);
-            }
-        } else if (element instanceof Collect c) {
-            patternTypes(c.getSourcePattern(), types);
-        } else if (element instanceof Accumulate a) {
-            patternTypes(a.getSource(), types);
-        } else if (element instanceof GroupElement g) {
-            g.getChildren().forEach(child -> patternTypes(child, types));
-        } else if (element != null && !(element instanceof From) && !(element instanceof EvalCondition)) {
-            types.add(Object.class); // not known: it might match anything
-        }
     }
 
     /**
@@ -187,67 +155,6 @@ public final class PreemptingRules implements LeaseProof {
      */
     public boolean decidedWithoutLeases() {
         return decidedWithoutLeases;
-    }
-
-    private static boolean blindToLeases(RuleConditionElement element) {
-        if (element == null) {
-            return true;
-        }
-        if (element instanceof GroupElement group) {
-            return group.getChildren().stream().allMatch(PreemptingRules::blindToLeases);
-        }
-        if (element instanceof Pattern p) {
-            if (!(p.getObjectType() instanceof ClassObjectType cot) || readsAGlobal(p.getRequiredDeclarations())) {
-                return false;
-            }
-            for (Constraint c : p.getConstraints()) {
-                if (readsAGlobal(c.getRequiredDeclarations())) {
-                    return false;
-                }
-            }
-            RuleConditionElement source = p.getSource();
-            if (source == null) {
-                return !cot.getClassType().isAssignableFrom(LeaseFact.class)
-                        && !cot.getClassType().isAssignableFrom(PreemptionCandidate.class);
-            }
-            // The pattern's own type is then a result's (a list collected, an expression's item), not a fact's.
-            if (source instanceof Collect c) {
-                return blindToLeases(c.getSourcePattern());
-            }
-            if (source instanceof Accumulate a) {
-                return !readsAGlobal(a.getRequiredDeclarations()) && blindToLeases(a.getSource());
-            }
-            if (source instanceof From f) {
-                // an expression over the rule's own bindings (the default quota rules' {@code from $a.pools})
-                return f.getDataProvider() != null && !readsAGlobal(f.getDataProvider().getRequiredDeclarations());
-            }
-            return false;
-        }
-        if (element instanceof EvalCondition eval) {
-            return !readsAGlobal(eval.getRequiredDeclarations()); // reads the rule's own bindings only
-        }
-        return false; // a query call, a named consequence: not shown to be blind to leases
-    }
-
-    private static boolean readsAGlobal(Declaration[] declarations) {
-        if (declarations == null) {
-            return false;
-        }
-        for (Declaration d : declarations) {
-            if (d.isGlobal()) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static boolean agendaControlled(RuleImpl rule) {
-        return !rule.isMainAgendaGroup() || rule.getAutoFocus() || !blank(rule.getActivationGroup())
-                || !blank(rule.getRuleFlowGroup());
-    }
-
-    private static boolean blank(String s) {
-        return s == null || s.isEmpty();
     }
 
     /** Whether anything is ever proven for this policy (false: every search is evaluated). */
@@ -288,10 +195,10 @@ public final class PreemptingRules implements LeaseProof {
                 request = handle;
             }
         }
-        Bindings bindings = new Bindings(request, decidedWithoutLeases ? decided : null);
+        DecisionBindings bindings = new DecisionBindings(request, decidedWithoutLeases ? decided : null);
         try (RuleBudget.Scope budget = RuleBudget.open(limits.budget(facts.size()))) {
             for (int r = 0; r < naming.size(); r++) {
-                if (naming.get(r).stream().allMatch(p -> anyPasses(p, byType.getOrDefault(type(p), List.of()), bindings))
+                if (naming.get(r).stream().allMatch(p -> bindings.anyPasses(p, byType.getOrDefault(type(p), List.of())))
                         && bindings.allFind(onDecisions.get(r))) {
                     return false;
                 }
@@ -402,7 +309,7 @@ public final class PreemptingRules implements LeaseProof {
             if (broken) {
                 return false;
             }
-            Bindings bindings = new Bindings(new DefaultFactHandle(0, request), decidedWithoutLeases ? decided : null);
+            DecisionBindings bindings = new DecisionBindings(new DefaultFactHandle(0, request), decidedWithoutLeases ? decided : null);
             try (RuleBudget.Scope budget = RuleBudget.open(limits.budget(1))) {
                 for (int r = 0; r < patterns.size(); r++) {
                     boolean blocked = !bindings.allFind(onDecisions.get(r));
@@ -420,9 +327,9 @@ public final class PreemptingRules implements LeaseProof {
         }
 
         private static boolean noneAskedPasses(Pattern pattern, Collection<FactHandle> leases, Predicate<LeaseFact> asked,
-                                               Bindings bindings) {
+                                               DecisionBindings bindings) {
             for (FactHandle lease : leases) {
-                if (asked.test((LeaseFact) lease.getObject()) && passes(pattern, lease, bindings)) {
+                if (asked.test((LeaseFact) lease.getObject()) && bindings.passes(pattern, lease)) {
                     return false;
                 }
             }
@@ -438,132 +345,6 @@ public final class PreemptingRules implements LeaseProof {
             }
         }
         return true;
-    }
-
-    private static boolean anyPasses(Pattern pattern, List<FactHandle> facts, Bindings bindings) {
-        for (FactHandle fact : facts) {
-            if (passes(pattern, fact, bindings)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * Whether {@code fact} passes {@code pattern}'s constraints on it alone and those comparing it only
-     * with the request and the request's own decisions (for some choice of the decisions the
-     * compared patterns could match); a constraint reading anything else is left out.
-     */
-    private static boolean passes(Pattern pattern, FactHandle fact, Bindings bindings) {
-        for (Constraint c : pattern.getConstraints()) {
-            if (c.getType() == Constraint.ConstraintType.ALPHA && c instanceof AlphaNodeFieldConstraint a) {
-                if (!a.isAllowed(fact, null)) {
-                    return false;
-                }
-            } else if (c.getType() == Constraint.ConstraintType.BETA && c instanceof LambdaConstraint l) {
-                List<Pattern> onDecisions = bindings.comparedDecisions(l.getRequiredDeclarations(), pattern);
-                if (onDecisions != null && !bindings.somePasses(l, fact, onDecisions)) {
-                    return false;
-                }
-            }
-        }
-        return true;
-    }
-
-    /**
-     * What a proof reads besides the fact a pattern matches: the request and, when known, the
-     * request's own decisions by type ({@link #DECIDED_TYPES}). A constraint is evaluated on a tuple
-     * holding the request at every position but those of the decision patterns it compares with.
-     */
-    private static final class Bindings {
-        /** Past this many choices of decisions for one constraint, it is left out (lets the fact through). */
-        private static final int MAX_CHOICES = 256;
-        private final FactHandle request;
-        private final Map<Class<?>, List<FactHandle>> decided;
-
-        Bindings(FactHandle request, Collection<?> decided) {
-            this.request = request;
-            if (decided == null) {
-                this.decided = null;
-                return;
-            }
-            this.decided = new HashMap<>();
-            long id = -1;
-            for (Object d : decided) {
-                if (DECIDED_TYPES.contains(d.getClass())) {
-                    this.decided.computeIfAbsent(d.getClass(), t -> new ArrayList<>()).add(new DefaultFactHandle(id--, d));
-                }
-            }
-        }
-
-        /** Whether each of these patterns on the request's decisions finds one (true when they are not known). */
-        boolean allFind(List<Pattern> patterns) {
-            if (decided == null) {
-                return true;
-            }
-            for (Pattern p : patterns) {
-                if (!anyPasses(p, decided.getOrDefault(type(p), List.of()), this)) {
-                    return false;
-                }
-            }
-            return true;
-        }
-
-        /**
-         * The decision patterns a constraint of {@code own} compares with, when it reads nothing but
-         * its own fact, the request and those (at least one of the two); null when it reads
-         * something else, or decisions while they are not known: then it is left out.
-         */
-        List<Pattern> comparedDecisions(Declaration[] declarations, Pattern own) {
-            boolean request = false;
-            List<Pattern> onDecisions = List.of();
-            for (Declaration d : declarations) {
-                Pattern p = d.getPattern();
-                if (p == own && d == own.getDeclaration()) {
-                    continue; // the fact itself, read from its handle; a binding of one of its fields is not
-                }
-                Class<?> t = p != null && p.getObjectType() instanceof ClassObjectType cot ? cot.getClassType() : null;
-                if (t == RequestFact.class) {
-                    request = true;
-                } else if (t != null && decided != null && p != own && DECIDED_TYPES.contains(t)) {
-                    if (!onDecisions.contains(p)) {
-                        onDecisions = new ArrayList<>(onDecisions);
-                        onDecisions.add(p);
-                    }
-                } else {
-                    return null;
-                }
-            }
-            return request || !onDecisions.isEmpty() ? onDecisions : null;
-        }
-
-        /** Whether the constraint passes for {@code fact} with some decision in each compared pattern's place. */
-        boolean somePasses(LambdaConstraint constraint, FactHandle fact, List<Pattern> onDecisions) {
-            long choices = 1;
-            for (Pattern p : onDecisions) {
-                choices *= decided.getOrDefault(type(p), List.of()).size();
-                if (choices > MAX_CHOICES) {
-                    return true; // too many to try: left out
-                }
-            }
-            return somePasses(constraint, fact, onDecisions, 0, new HashMap<>());
-        }
-
-        private boolean somePasses(LambdaConstraint constraint, FactHandle fact, List<Pattern> onDecisions, int next,
-                                   Map<Integer, FactHandle> chosen) {
-            if (next == onDecisions.size()) {
-                return constraint.getEvaluator().evaluate(fact, new BoundTuple(request, chosen), null);
-            }
-            Pattern p = onDecisions.get(next);
-            for (FactHandle decision : decided.getOrDefault(type(p), List.of())) {
-                chosen.put(p.getTupleIndex(), decision);
-                if (somePasses(constraint, fact, onDecisions, next + 1, chosen)) {
-                    return true;
-                }
-            }
-            chosen.remove(p.getTupleIndex());
-            return false; // no decision of that type: the rule's pattern on it cannot match
-        }
     }
 
     private static boolean needsACandidate(RuleImpl rule) {
@@ -601,26 +382,5 @@ public final class PreemptingRules implements LeaseProof {
         return ((ClassObjectType) pattern.getObjectType()).getClassType();
     }
 
-    /**
-     * A tuple holding the chosen decisions at their patterns' positions and the request at every
-     * other: what a constraint comparing a fact with the request and those decisions reads (asked
-     * only for constraints whose other declarations are all on those; the pattern's own fact is read
-     * from its handle, not from the tuple).
-     */
-    private record BoundTuple(FactHandle request, Map<Integer, FactHandle> chosen) implements BaseTuple {
-        @Override public FactHandle get(Declaration declaration) { return get(declaration.getTupleIndex()); }
-        @Override public Object getObject(Declaration declaration) { return get(declaration).getObject(); }
-        @Override public FactHandle get(int index) { return chosen.getOrDefault(index, request); }
-        @Override public FactHandle getFactHandle() { return request; }
-        @Override public Object getObject(int index) { return get(index).getObject(); }
-        @Override public int size() { return Integer.MAX_VALUE; }
-        @Override public Object[] toObjects() { throw new UnsupportedOperationException(); }
-        @Override public Object[] toObjects(boolean reverse) { throw new UnsupportedOperationException(); }
-        @Override public FactHandle[] toFactHandles() { throw new UnsupportedOperationException(); }
-        @Override public BaseTuple getParent() { throw new UnsupportedOperationException(); }
-        @Override public BaseTuple getTuple(int index) { throw new UnsupportedOperationException(); }
-        @Override public int getIndex() { throw new UnsupportedOperationException(); }
-        @Override public Object getContextObject() { throw new UnsupportedOperationException(); }
-        @Override public BaseTuple skipEmptyHandles() { return this; }
-    }
+
 }

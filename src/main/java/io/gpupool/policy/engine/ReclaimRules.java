@@ -155,8 +155,7 @@ public final class ReclaimRules {
                 if (consequence.mayInsert()) {
                     provable = false; // a fact the sweep did not insert may appear: the input facts prove nothing
                 }
-                if (!impl.isMainAgendaGroup() || impl.getAutoFocus() || !blank(impl.getActivationGroup())
-                        || !blank(impl.getRuleFlowGroup())) {
+                if (RuleConditions.agendaControlled(impl)) {
                     readNoRequest = false; // a request rule's firing could take a reclaiming rule's turn
                 }
                 if (consequence.mayReclaim()) {
@@ -168,10 +167,6 @@ public final class ReclaimRules {
         }
         boolean noRequest = provable && readNoRequest;
         return new ReclaimRules(List.copyOf(reclaiming), provable, noRequest, noRequest && !readsDevice, limits);
-    }
-
-    private static boolean blank(String s) {
-        return s == null || s.isEmpty();
     }
 
     /** Whether {@code element} and everything under it are patterns on the inventory types alone (see {@link #readNoRequest()}). */
@@ -188,10 +183,8 @@ public final class ReclaimRules {
                 return false;
             }
             for (Constraint c : p.getConstraints()) {
-                for (org.drools.base.rule.Declaration d : c.getRequiredDeclarations()) {
-                    if (d.isGlobal()) {
-                        return false;
-                    }
+                if (RuleConditions.readsAGlobal(c.getRequiredDeclarations())) {
+                    return false;
                 }
             }
             return true;

@@ -1,0 +1,186 @@
+package io.gpupool.policy.engine;
+
+import io.gpupool.policy.decision.AdmissionDecision;
+import io.gpupool.policy.decision.ApprovalRequirement;
+import io.gpupool.policy.decision.PriorityAssignment;
+import io.gpupool.policy.decision.QuotaVerdict;
+import io.gpupool.policy.fact.RequestFact;
+import org.drools.base.base.ClassObjectType;
+import org.drools.base.reteoo.BaseTuple;
+import org.drools.base.rule.Declaration;
+import org.drools.base.rule.Pattern;
+import org.drools.base.rule.constraint.AlphaNodeFieldConstraint;
+import org.drools.base.rule.constraint.Constraint;
+import org.drools.core.common.DefaultFactHandle;
+import org.drools.modelcompiler.constraints.LambdaConstraint;
+import org.kie.api.runtime.rule.FactHandle;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a proof reads besides the fact a pattern matches, and whether a fact passes a pattern given
+ * it: the request and, when known, the request's own decisions by type ({@link #DECIDED_TYPES}, for {@link PreemptingRules}). A constraint is evaluated on a tuple
+ * holding the request at every position but those of the decision patterns it compares with.
+ */
+final class DecisionBindings {
+    /** The request's own decisions a naming rule may match: what rules decided about it before naming anyone. */
+    static final List<Class<?>> DECIDED_TYPES = List.of(AdmissionDecision.class, PriorityAssignment.class,
+            QuotaVerdict.class, ApprovalRequirement.class);
+
+    /** Past this many choices of decisions for one constraint, it is left out (lets the fact through). */
+    private static final int MAX_CHOICES = 256;
+    private final FactHandle request;
+    private final Map<Class<?>, List<FactHandle>> decided;
+
+    DecisionBindings(FactHandle request, Collection<?> decided) {
+        this.request = request;
+        if (decided == null) {
+            this.decided = null;
+            return;
+        }
+        this.decided = new HashMap<>();
+        long id = -1;
+        for (Object d : decided) {
+            if (DECIDED_TYPES.contains(d.getClass())) {
+                this.decided.computeIfAbsent(d.getClass(), t -> new ArrayList<>()).add(new DefaultFactHandle(id--, d));
+            }
+        }
+    }
+
+    /** Whether the request's decisions are known (else constraints on them are left out). */
+    boolean known() {
+        return decided != null;
+    }
+
+    /** The request's decisions of {@code type}, as fact handles. */
+    List<FactHandle> of(Class<?> type) {
+        return decided.getOrDefault(type, List.of());
+    }
+
+    /** Whether each of these patterns on the request's decisions finds one (true when they are not known). */
+    boolean allFind(List<Pattern> patterns) {
+        if (!known()) {
+            return true;
+        }
+        for (Pattern p : patterns) {
+            if (!anyPasses(p, of(((ClassObjectType) p.getObjectType()).getClassType()))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether one of {@code facts} passes {@code pattern} ({@link #passes}). */
+    boolean anyPasses(Pattern pattern, List<FactHandle> facts) {
+        for (FactHandle fact : facts) {
+            if (passes(pattern, fact)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether {@code fact} passes {@code pattern}'s constraints on it alone and those comparing it only
+     * with the request and the request's own decisions (for some choice of the decisions the
+     * compared patterns could match); a constraint reading anything else is left out.
+     */
+    boolean passes(Pattern pattern, FactHandle fact) {
+        for (Constraint c : pattern.getConstraints()) {
+            if (c.getType() == Constraint.ConstraintType.ALPHA && c instanceof AlphaNodeFieldConstraint a) {
+                if (!a.isAllowed(fact, null)) {
+                    return false;
+                }
+            } else if (c.getType() == Constraint.ConstraintType.BETA && c instanceof LambdaConstraint l) {
+                List<Pattern> onDecisions = comparedDecisions(l.getRequiredDeclarations(), pattern);
+                if (onDecisions != null && !somePasses(l, fact, onDecisions)) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The decision patterns a constraint of {@code own} compares with, when it reads nothing but
+     * its own fact, the request and those (at least one of the two); null when it reads
+     * something else, or decisions while they are not known: then it is left out.
+     */
+    List<Pattern> comparedDecisions(Declaration[] declarations, Pattern own) {
+        boolean request = false;
+        List<Pattern> onDecisions = List.of();
+        for (Declaration d : declarations) {
+            Pattern p = d.getPattern();
+            if (p == own && d == own.getDeclaration()) {
+                continue; // the fact itself, read from its handle; a binding of one of its fields is not
+            }
+            Class<?> t = p != null && p.getObjectType() instanceof ClassObjectType cot ? cot.getClassType() : null;
+            if (t == RequestFact.class) {
+                request = true;
+            } else if (t != null && decided != null && p != own && DECIDED_TYPES.contains(t)) {
+                if (!onDecisions.contains(p)) {
+                    onDecisions = new ArrayList<>(onDecisions);
+                    onDecisions.add(p);
+                }
+            } else {
+                return null;
+            }
+        }
+        return request || !onDecisions.isEmpty() ? onDecisions : null;
+    }
+
+    /** Whether the constraint passes for {@code fact} with some decision in each compared pattern's place. */
+    boolean somePasses(LambdaConstraint constraint, FactHandle fact, List<Pattern> onDecisions) {
+        long choices = 1;
+        for (Pattern p : onDecisions) {
+            choices *= of(((ClassObjectType) p.getObjectType()).getClassType()).size();
+            if (choices > MAX_CHOICES) {
+                return true; // too many to try: left out
+            }
+        }
+        return somePasses(constraint, fact, onDecisions, 0, new HashMap<>());
+    }
+
+    private boolean somePasses(LambdaConstraint constraint, FactHandle fact, List<Pattern> onDecisions, int next,
+                               Map<Integer, FactHandle> chosen) {
+        if (next == onDecisions.size()) {
+            return constraint.getEvaluator().evaluate(fact, new BoundTuple(request, chosen), null);
+        }
+        Pattern p = onDecisions.get(next);
+        for (FactHandle decision : of(((ClassObjectType) p.getObjectType()).getClassType())) {
+            chosen.put(p.getTupleIndex(), decision);
+            if (somePasses(constraint, fact, onDecisions, next + 1, chosen)) {
+                return true;
+            }
+        }
+        chosen.remove(p.getTupleIndex());
+        return false; // no decision of that type: the rule's pattern on it cannot match
+    }
+
+    /**
+     * A tuple holding the chosen decisions at their patterns' positions and the request at every
+     * other: what a constraint comparing a fact with the request and those decisions reads (asked
+     * only for constraints whose other declarations are all on those; the pattern's own fact is read
+     * from its handle, not from the tuple).
+     */
+    record BoundTuple(FactHandle request, Map<Integer, FactHandle> chosen) implements BaseTuple {
+        @Override public FactHandle get(Declaration declaration) { return get(declaration.getTupleIndex()); }
+        @Override public Object getObject(Declaration declaration) { return get(declaration).getObject(); }
+        @Override public FactHandle get(int index) { return chosen.getOrDefault(index, request); }
+        @Override public FactHandle getFactHandle() { return request; }
+        @Override public Object getObject(int index) { return get(index).getObject(); }
+        @Override public int size() { return Integer.MAX_VALUE; }
+        @Override public Object[] toObjects() { throw new UnsupportedOperationException(); }
+        @Override public Object[] toObjects(boolean reverse) { throw new UnsupportedOperationException(); }
+        @Override public FactHandle[] toFactHandles() { throw new UnsupportedOperationException(); }
+        @Override public BaseTuple getParent() { throw new UnsupportedOperationException(); }
+        @Override public BaseTuple getTuple(int index) { throw new UnsupportedOperationException(); }
+        @Override public int getIndex() { throw new UnsupportedOperationException(); }
+        @Override public Object getContextObject() { throw new UnsupportedOperationException(); }
+        @Override public BaseTuple skipEmptyHandles() { return this; }
+    }
+}
