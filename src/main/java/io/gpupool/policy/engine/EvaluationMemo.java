@@ -1,9 +1,13 @@
 package io.gpupool.policy.engine;
 
+import io.gpupool.policy.engine.MemoKeys.Key;
+import io.gpupool.policy.engine.MemoKeys.Known;
+import io.gpupool.policy.engine.MemoKeys.RequestKey;
 import io.gpupool.policy.fact.FactReads;
 import io.gpupool.policy.fact.RequestFact;
 import io.gpupool.policy.fact.SnapshotFacts;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -126,16 +130,18 @@ public final class EvaluationMemo {
                                                                        RequestFact request, Collection<String> pools,
                                                                        Collection<String> victimPools, Set<String> devices,
                                                                        Collection<?> likely) {
+        // asked for once per search, whichever proof asks first
+        java.util.function.Supplier<List<io.gpupool.policy.decision.Decision>> decided =
+                once(() -> decidedWithoutLeases(policy, facts, request, pools));
         if (victimPools.size() == 1
-                && provenByPool(policy, facts, request, pools, victimPools.iterator().next(), devices, likely)) {
+                && provenByPool(policy, facts, request, victimPools.iterator().next(), devices, likely, decided)) {
             countProvenByPool(); // none of the leases it asks about could be named: its facts are not needed
             return List.of();
         }
         List<Object> asked = facts.forPreemption(request, pools, victimPools, devices);
         PreemptingRules rules = preemptingRules(policy);
         if (engine.provesNoVictim() && (rules.nameNobody(asked) || rules.decidedWithoutLeases()
-                && (likely == null || rules.nameNobody(asked, likely))
-                && rules.nameNobody(asked, decidedWithoutLeases(policy, facts, request, pools)))) {
+                && (likely == null || rules.nameNobody(asked, likely)) && rules.nameNobody(asked, decided.get()))) {
             searchesProvenEmpty++;
             return List.of();
         }
@@ -147,16 +153,17 @@ public final class EvaluationMemo {
      * {@code devices}, for a request that may use {@code pools}, from the pool's leases alone
      * ({@link SnapshotFacts#victimSearchProven}); counts nothing. Where the leases alone leave a
      * rule that could fire, the request's own decisions in that search are read as well
-     * ({@link #decidedWithoutLeases}).
+     * ({@link #decidedWithoutLeases}), asked for only where {@code likely} proves it too (see {@link #victims}).
      */
     public boolean provenByPool(CompiledPolicy policy, SnapshotFacts facts, RequestFact request, Collection<String> pools,
-                                String pool, Set<String> devices) {
-        return provenByPool(policy, facts, request, pools, pool, devices, null);
+                                String pool, Set<String> devices, Collection<?> likely) {
+        return provenByPool(policy, facts, request, pool, devices, likely,
+                () -> decidedWithoutLeases(policy, facts, request, pools));
     }
 
-    /** As above, asking for the request's own decisions only where {@code likely} proves it too (see {@link #victims}). */
-    public boolean provenByPool(CompiledPolicy policy, SnapshotFacts facts, RequestFact request, Collection<String> pools,
-                                String pool, Set<String> devices, Collection<?> likely) {
+    private boolean provenByPool(CompiledPolicy policy, SnapshotFacts facts, RequestFact request, String pool,
+                                 Set<String> devices, Collection<?> likely,
+                                 java.util.function.Supplier<List<io.gpupool.policy.decision.Decision>> decided) {
         if (!engine.provesNoVictim()) {
             return false;
         }
@@ -168,8 +175,19 @@ public final class EvaluationMemo {
                 || likely != null && !facts.victimSearchProven(pool, devices, request, likely, rules)) {
             return false;
         }
-        List<io.gpupool.policy.decision.Decision> decided = decidedWithoutLeases(policy, facts, request, pools);
-        return decided != null && facts.victimSearchProven(pool, devices, request, decided, rules);
+        List<io.gpupool.policy.decision.Decision> known = decided.get();
+        return known != null && facts.victimSearchProven(pool, devices, request, known, rules);
+    }
+
+    /** {@code ask}'s answer, asked for at most once. */
+    private static <T> java.util.function.Supplier<T> once(java.util.function.Supplier<T> ask) {
+        List<T> held = new ArrayList<>(1);
+        return () -> {
+            if (held.isEmpty()) {
+                held.add(ask.get());
+            }
+            return held.get(0);
+        };
     }
 
     /**
@@ -313,7 +331,7 @@ public final class EvaluationMemo {
             Known known = byRequest.get(key);
             if (known != null && known.holdsIn(facts)) {
                 count(admission, true);
-                return known.evaluation;
+                return known.evaluation();
             }
             AdmissionShape shape = shapeOf(policy, facts);
             Shaped same = shape == null ? null : byShape.get(shape);
@@ -337,69 +355,6 @@ public final class EvaluationMemo {
                 }
             }
             return evaluation;
-        }
-    }
-
-    /** The same compiled policy (the very instance) and an equal first fact (the request). */
-    private record RequestKey(CompiledPolicy policy, Object request) {
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof RequestKey k && k.policy == policy && k.request.equals(request);
-        }
-
-        @Override
-        public int hashCode() {
-            return 31 * System.identityHashCode(policy) + request.hashCode();
-        }
-    }
-
-    /**
-     * An evaluation, the facts it was evaluated on, and the moving values it read of them (null when
-     * they could not all be traced: then only equal facts are answered).
-     */
-    private record Known(Evaluation evaluation, List<Object> facts, List<FactReads.Reading> reads) {
-        boolean holdsIn(List<Object> now) {
-            if (reads == null) {
-                return facts.equals(now);
-            }
-            if (now.size() != facts.size()) {
-                return false;
-            }
-            for (int i = 0; i < now.size(); i++) {
-                if (!FactReads.sameApartFromMoving(facts.get(i), now.get(i))) {
-                    return false;
-                }
-            }
-            for (FactReads.Reading read : reads) {
-                if (!read.holdsIn(facts, now)) {
-                    return false;
-                }
-            }
-            return true;
-        }
-    }
-
-    /** The same compiled policy (the very instance) and equal facts in the same order. */
-    private static final class Key {
-        private final CompiledPolicy policy;
-        private final List<Object> facts;
-        private final int hash;
-
-        /** {@code facts}: not changed afterwards. */
-        Key(CompiledPolicy policy, List<Object> facts) {
-            this.policy = policy;
-            this.facts = facts;
-            this.hash = 31 * System.identityHashCode(policy) + this.facts.hashCode();
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Key k && k.policy == policy && k.hash == hash && k.facts.equals(facts);
-        }
-
-        @Override
-        public int hashCode() {
-            return hash;
         }
     }
 }
