@@ -2,6 +2,7 @@ package io.gpupool.policy.sandbox;
 
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * What one evaluation may spend inside rule code: time, bytes allocated by its thread, and the
@@ -25,25 +26,25 @@ public final class RuleBudget {
     private static final int TICKS_BETWEEN_CHECKS = 1024;
     private static final ThreadLocal<Scope> CURRENT = new ThreadLocal<>();
     /**
-     * The scope some thread made current last, read before {@link #CURRENT}: a tick runs on entry to
-     * every rule method, and a thread-local lookup misses its slot in a thread's crowded map (a
-     * service thread holds many) and probes on, ~6 % of a dry-run's thread. Only the scope's own
-     * thread writes it, and only with that thread's current scope at the time, so a scope read here
-     * that belongs to the reading thread is that thread's current scope; another thread's is ignored.
-     * Written with release and read with acquire (the scope's fields are final or its owner's): a
-     * volatile store would fence on every refill, which two evaluating threads make in turn.
+     * Per slot, the scope a thread of that slot made current last, read before {@link #CURRENT}: a
+     * tick runs on entry to every rule method, and a thread-local lookup misses its slot in a
+     * thread's crowded map (a service thread holds many) and probes on, ~6 % of a dry-run's thread.
+     * A thread's slot is picked by its id, so two threads evaluating side by side (two policies
+     * replayed at once, a dry-run beside the live pass) do not take each other's place in turn, as
+     * they did in one shared slot (~3 % of each replay thread, 2026-12-07). Only a scope's own thread
+     * writes it, and only with that thread's current scope at the time, so a scope read here that
+     * belongs to the reading thread is that thread's current scope; another thread's (two threads of
+     * one slot) is ignored. Written with release and read with acquire (the scope's fields are final
+     * or its owner's): a volatile store would fence on every refill. Slots lie a cache line apart.
      */
-    @SuppressWarnings("unused") // through RECENT
-    private static Scope recent;
-    private static final java.lang.invoke.VarHandle RECENT;
+    private static final int SLOTS = 16;
+    private static final int STRIDE = 16;
+    private static final AtomicReferenceArray<Scope> RECENT = new AtomicReferenceArray<>(SLOTS * STRIDE);
 
-    static {
-        try {
-            RECENT = java.lang.invoke.MethodHandles.lookup().findStaticVarHandle(RuleBudget.class, "recent", Scope.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
+    private static int slot() {
+        return ((int) Thread.currentThread().getId() & (SLOTS - 1)) * STRIDE;
     }
+
     private static final com.sun.management.ThreadMXBean THREADS = threads();
 
     private RuleBudget() {
@@ -136,8 +137,9 @@ public final class RuleBudget {
                 } else {
                     CURRENT.set(outer);
                 }
-                if (RECENT.getAcquire() == this) {
-                    RECENT.setRelease(outer); // another thread's, written meanwhile, is left: it is never taken for ours
+                int slot = slot();
+                if (RECENT.getAcquire(slot) == this) {
+                    RECENT.setRelease(slot, outer); // another thread's, written meanwhile, is left: it is never taken for ours
                 }
             }
         }
@@ -147,19 +149,20 @@ public final class RuleBudget {
     public static Scope open(Limits limits) {
         Scope scope = new Scope(CURRENT.get(), limits);
         CURRENT.set(scope);
-        RECENT.setRelease(scope);
+        RECENT.setRelease(slot(), scope);
         return scope;
     }
 
     /** The current thread's innermost open scope, or null. */
     private static Scope current() {
-        Scope last = (Scope) RECENT.getAcquire();
+        int slot = slot();
+        Scope last = RECENT.getAcquire(slot);
         if (last != null && last.owner == Thread.currentThread()) {
             return last;
         }
         Scope scope = CURRENT.get();
         if (scope != null) {
-            RECENT.setRelease(scope);
+            RECENT.setRelease(slot, scope);
         }
         return scope;
     }

@@ -129,7 +129,26 @@ class RuleBudgetTest {
 
     @Test
     void twoThreadsTickingInTurnEachSpendTheirOwnBudgetOnly() throws Exception {
-        java.util.concurrent.ExecutorService other = java.util.concurrent.Executors.newSingleThreadExecutor();
+        ticksInTurnWith(java.util.concurrent.Executors.newSingleThreadExecutor());
+    }
+
+    @Test
+    void twoThreadsSharingOneRecentSlotEachSpendTheirOwnBudgetOnly() throws Exception {
+        // Threads are remembered in 16 slots by id; ids are handed out in sequence, so one of the next
+        // 16 threads shares this thread's slot, and each must still read its own scope only.
+        long mine = Thread.currentThread().getId();
+        java.util.concurrent.ExecutorService sameSlot = java.util.concurrent.Executors.newSingleThreadExecutor(task -> {
+            Thread t;
+            do {
+                t = new Thread(task);
+            } while ((t.getId() & 15) != (mine & 15));
+            return t;
+        });
+        assertThat(sameSlot.submit(() -> Thread.currentThread().getId() & 15).get()).isEqualTo(mine & 15);
+        ticksInTurnWith(sameSlot);
+    }
+
+    private static void ticksInTurnWith(java.util.concurrent.ExecutorService other) throws Exception {
         try (Scope mine = RuleBudget.open(AMPLE)) {
             // The other thread opens a budget already spent and ticks: its scope becomes the one read first.
             Scope[] theirs = new Scope[1];
