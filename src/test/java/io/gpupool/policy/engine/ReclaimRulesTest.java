@@ -2,6 +2,8 @@ package io.gpupool.policy.engine;
 
 import io.gpupool.domain.tenancy.Pool;
 import io.gpupool.domain.tenancy.PoolTier;
+import io.gpupool.domain.tenancy.Quota;
+import io.gpupool.domain.tenancy.Tenant;
 import io.gpupool.policy.DefaultPolicy;
 import io.gpupool.policy.fact.SnapshotFacts;
 import io.gpupool.policy.fact.UsageWindow;
@@ -15,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -250,6 +253,151 @@ class ReclaimRulesTest {
                 """)));
         assertThat(compiled.succeeded()).isFalse();
         assertThat(compiled.messages()).anySatisfy(m -> assertThat(m.toString()).contains("Decisions.recorded()"));
+    }
+
+    @Test
+    void aTenantOverItsBorrowingLimitOnlyInTheElasticPoolCannotHaveALeaseReclaimedForIt() {
+        // Each of the default borrowing rule's patterns has a fact (research borrows past its limit,
+        // in the elastic pool; the training pool is not elastic; research's lease is borrowed), but
+        // its join asks for the non-elastic pool the tenant borrows in, and there is none.
+        ReclaimRules rules = ReclaimRules.of(DefaultPolicy.POLICY, DefaultPolicy.ENGINE.limits());
+        SnapshotFacts facts = borrowing("elastic");
+
+        assertThat(rules.cannotFire(facts)).isTrue();
+        assertThat(DefaultPolicy.ENGINE.sweep(DefaultPolicy.POLICY, facts, List.of()).reclaimPlan()).isEmpty();
+    }
+
+    @Test
+    void aTenantOverItsBorrowingLimitInANonElasticPoolLetsTheSweepReclaim() {
+        ReclaimRules rules = ReclaimRules.of(DefaultPolicy.POLICY, DefaultPolicy.ENGINE.limits());
+        SnapshotFacts facts = borrowing("training");
+
+        assertThat(rules.cannotFire(facts)).isFalse();
+        assertThat(DefaultPolicy.ENGINE.sweep(DefaultPolicy.POLICY, facts, List.of()).reclaimPlan())
+                .extracting(o -> o.leaseId()).containsExactly("borrowed");
+    }
+
+    @Test
+    void aJoinBetweenTwoLeasesIsCheckedOnTheFactsEachPatternLetsThrough() {
+        CompiledPolicy policy = compile("""
+                rule "A stale lease takes its tenant's other leases with it"
+                when
+                    $s : LeaseFact( heartbeatAgeSeconds > 300 )
+                    $l : LeaseFact( tenantId == $s.tenantId, leaseId != $s.leaseId )
+                then
+                    decisions.reclaim($l, "STALE_HEARTBEAT", 0L, "STALE_TENANT", "its tenant went silent");
+                end
+                """);
+        ReclaimRules rules = ReclaimRules.of(policy, DefaultPolicy.ENGINE.limits());
+
+        assertThat(rules.cannotFire(leases(Map.of("stale", "a", "fresh", "b")))).as("no other lease of the silent tenant").isTrue();
+        assertThat(rules.cannotFire(leases(Map.of("stale", "a", "fresh", "a")))).as("the silent tenant's other lease").isFalse();
+    }
+
+    @Test
+    void aNotOverOnePatternBlocksTheChoicesItForbids() {
+        CompiledPolicy policy = compile("""
+                rule "A silent tenant's other leases, unless another tenant is silent for days"
+                when
+                    $s : LeaseFact( heartbeatAgeSeconds > 300 )
+                    not ( LeaseFact( tenantId != $s.tenantId, heartbeatAgeSeconds > 100000 ) )
+                    $l : LeaseFact( tenantId == $s.tenantId, leaseId != $s.leaseId )
+                then
+                    decisions.reclaim($l, "STALE_HEARTBEAT", 0L, "STALE_TENANT", "its tenant went silent");
+                end
+                """);
+        ReclaimRules rules = ReclaimRules.of(policy, DefaultPolicy.ENGINE.limits());
+
+        assertThat(rules.cannotFire(leases(Map.of("stale", "a", "fresh", "a")))).isFalse();
+        SnapshotFacts blocked = leases(Map.of("stale", "a", "fresh", "a", "ancient", "b"));
+        assertThat(rules.cannotFire(blocked)).as("another tenant silent for days").isTrue();
+        assertThat(DefaultPolicy.ENGINE.sweep(policy, blocked, List.of()).reclaimPlan()).isEmpty();
+    }
+
+    @Test
+    void aNotWithAConstraintTheProofCannotCheckIsLeftOut() {
+        // The "not" compares with a pending request, a pattern the proof does not bind: it could
+        // block, or not; left out, the rule may fire.
+        CompiledPolicy policy = compile("""
+                import io.gpupool.policy.fact.RequestFact;
+                rule "A silent tenant's other leases, unless a request of another tenant waits"
+                when
+                    $s : LeaseFact( heartbeatAgeSeconds > 300 )
+                    $r : RequestFact( )
+                    not ( LeaseFact( tenantId != $r.tenantId, heartbeatAgeSeconds > 100000 ) )
+                    $l : LeaseFact( tenantId == $s.tenantId, leaseId != $s.leaseId )
+                then
+                    decisions.reclaim($l, "STALE_HEARTBEAT", 0L, "STALE_TENANT", "its tenant went silent");
+                end
+                """);
+        ReclaimRules rules = ReclaimRules.of(policy, DefaultPolicy.ENGINE.limits());
+
+        assertThat(rules.cannotFire(leases(Map.of("stale", "a", "fresh", "a", "ancient", "b")))).isFalse();
+    }
+
+    @Test
+    void aTeamBorrowingWithinItsOrganisationsIdleGuaranteeHasNothingReclaimed() {
+        // The default borrowing rule's "not": nlp borrows past its own limit (0), but its
+        // organisation research stays within its guarantee in that pool.
+        ReclaimRules rules = ReclaimRules.of(DefaultPolicy.POLICY, DefaultPolicy.ENGINE.limits());
+        SnapshotFacts withinOrg = teamBorrowing(4);
+        SnapshotFacts beyondOrg = teamBorrowing(0);
+
+        assertThat(rules.cannotFire(withinOrg)).isTrue();
+        assertThat(DefaultPolicy.ENGINE.sweep(DefaultPolicy.POLICY, withinOrg, List.of()).reclaimPlan()).isEmpty();
+        assertThat(rules.cannotFire(beyondOrg)).isFalse();
+        assertThat(DefaultPolicy.ENGINE.sweep(DefaultPolicy.POLICY, beyondOrg, List.of()).reclaimPlan())
+                .extracting(o -> o.leaseId()).containsExactly("borrowed");
+    }
+
+    /** Team nlp of organisation research (guaranteed {@code orgGuarantee} GPUs in training) holds one borrowed GPU there. */
+    private static SnapshotFacts teamBorrowing(int orgGuarantee) {
+        PoolSnapshotBuilder b = PoolSnapshot.builder().version(1).takenAt(NOW)
+                .pool(new Pool("training", "training", PoolTier.TRAINING, null, false, null))
+                .tenant(new Tenant("research", "research", null, null)).tenant(new Tenant("nlp", "nlp", "research", null))
+                .quota(new Quota("research", "training", Quota.ANY_MODEL, orgGuarantee, 0, 0));
+        Fleets.nodeOf(b, Fleets.node("n"), 4, g -> g.model("H100-SXM-80G").pool("training").lastHeartbeat(NOW));
+        b.lease(Leases.lease("borrowed").tenant("nlp").pool("training").share("n-gpu0", 1000).borrowed(true)
+                .createdAt(NOW.minusSeconds(600)).lastHeartbeat(NOW).build());
+        return SnapshotFacts.of(b.build(), NOW, List.of(), UsageWindow.DEFAULT);
+    }
+
+    /**
+     * Tenant research (its own organisation, no quota: borrowing limit 0) holds one borrowed GPU in
+     * {@code pool}, one of a training pool and an elastic pool; its heartbeat is fresh.
+     */
+    private static SnapshotFacts borrowing(String pool) {
+        PoolSnapshotBuilder b = PoolSnapshot.builder().version(1).takenAt(NOW)
+                .pool(new Pool("training", "training", PoolTier.TRAINING, null, false, null))
+                .pool(new Pool("elastic", "elastic", PoolTier.ELASTIC, null, true, null))
+                .tenant(new Tenant("research", "research", null, null));
+        Fleets.nodeOf(b, Fleets.node("n"), 2, g -> g.model("H100-SXM-80G").pool("training").lastHeartbeat(NOW));
+        Fleets.nodeOf(b, Fleets.node("m"), 2, g -> g.model("L40S").pool("elastic").lastHeartbeat(NOW));
+        String card = pool.equals("training") ? "n-gpu0" : "m-gpu0";
+        b.lease(Leases.lease("borrowed").tenant("research").pool(pool).share(card, 1000).borrowed(true)
+                .createdAt(NOW.minusSeconds(600)).lastHeartbeat(NOW).build());
+        return SnapshotFacts.of(b.build(), NOW, List.of(), UsageWindow.DEFAULT);
+    }
+
+    /**
+     * One lease per entry (lease id to tenant) on its own H100; "stale" was last heard ten minutes
+     * ago, "ancient" over two days ago, the others now.
+     */
+    private static SnapshotFacts leases(Map<String, String> tenantByLease) {
+        PoolSnapshotBuilder b = PoolSnapshot.builder().version(1).takenAt(NOW)
+                .pool(new Pool("training", "training", PoolTier.TRAINING, null, false, null));
+        Fleets.nodeOf(b, Fleets.node("n"), tenantByLease.size(), g -> g.model("H100-SXM-80G").pool("training").lastHeartbeat(NOW));
+        int card = 0;
+        for (Map.Entry<String, String> e : new TreeMap<>(tenantByLease).entrySet()) {
+            Instant heard = switch (e.getKey()) {
+                case "stale" -> NOW.minusSeconds(600);
+                case "ancient" -> NOW.minusSeconds(200_000);
+                default -> NOW;
+            };
+            b.lease(Leases.lease(e.getKey()).tenant(e.getValue()).pool("training").share("n-gpu" + card++, 1000)
+                    .createdAt(NOW.minusSeconds(3600)).lastHeartbeat(heard).build());
+        }
+        return SnapshotFacts.of(b.build(), NOW, List.of(), UsageWindow.DEFAULT);
     }
 
     /** One training lease on one of two H100s, last heard at {@code heartbeat}, expiring at {@code expires}. */
