@@ -87,9 +87,11 @@ final class LeaseFacts {
         List<String> deviceIds = new ArrayList<>(l.shares().size());
         List<String> models = new ArrayList<>(1);
         DeviceHealth worst = DeviceHealth.HEALTHY;
-        for (DeviceShare share : l.shares()) {
+        long reportAge = -1;
+        Map<String, Device> devices = snapshot.devices();
+        for (DeviceShare share : l.shares()) { // one lookup per card: models, health and its node's report age
             deviceIds.add(share.deviceId());
-            Device d = snapshot.devices().get(share.deviceId());
+            Device d = devices.get(share.deviceId());
             if (d == null) {
                 worst = DeviceHealth.OFFLINE;
                 continue;
@@ -99,6 +101,10 @@ final class LeaseFacts {
             }
             if (d.health().ordinal() > worst.ordinal()) {
                 worst = d.health();
+            }
+            io.gpupool.domain.inventory.Node node = snapshot.nodes().get(d.nodeId());
+            if (node != null && node.agent() != null) {
+                reportAge = Math.max(reportAge, SnapshotFacts.secondsBetween(node.agent().lastReportAt(), now));
             }
         }
         TenantFact tenant = tenants.get(l.tenantId());
@@ -127,14 +133,6 @@ final class LeaseFacts {
         double reportedMean = measured.isEmpty() ? usage.meanOver(window.length().getSeconds())
                 : UsageHistory.of(reported, now).meanOver(window.length().getSeconds());
         double mean = usage.meanOver(window.length().getSeconds());
-        long reportAge = -1;
-        for (DeviceShare share : l.shares()) {
-            Device d = snapshot.devices().get(share.deviceId());
-            io.gpupool.domain.inventory.Node node = d == null ? null : snapshot.nodes().get(d.nodeId());
-            if (node != null && node.agent() != null) {
-                reportAge = Math.max(reportAge, SnapshotFacts.secondsBetween(node.agent().lastReportAt(), now));
-            }
-        }
         Instant heartbeat = l.lastHeartbeat() != null ? l.lastHeartbeat() : l.createdAt();
         return new LeaseFact(l.id(), l.requestId(), l.tenantId(), tenant == null ? l.tenantId() : tenant.orgId(),
                 l.poolId(), l.kind() == null ? null : l.kind().name(), l.priority(), l.preemptible(),
