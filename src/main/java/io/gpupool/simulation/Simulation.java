@@ -7,6 +7,7 @@ import io.gpupool.domain.lease.UsageSample;
 import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.policy.engine.CompiledPolicy;
 import io.gpupool.policy.engine.PolicyEngine;
+import io.gpupool.policy.fact.UsageSampleLog;
 import io.gpupool.policy.profile.DeviceProfiles;
 import io.gpupool.request.decision.Outcome;
 import io.gpupool.request.scheduling.SimulatedScheduler;
@@ -15,9 +16,7 @@ import io.gpupool.store.Changes;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -102,7 +101,7 @@ public final class Simulation {
         private final Map<String, JobFateBuilder> fates = new HashMap<>();
         /** Leases held at the start and the jobs placed since, by lease id: who holds it and since when. */
         private final Map<String, Lease> leases = new HashMap<>();
-        private final Map<String, Deque<UsageSample>> usage = new HashMap<>();
+        private final Map<String, UsageSampleLog> usage = new HashMap<>();
         private final List<FleetSample> samples = new ArrayList<>();
         private final Map<String, Double> reclaimed = new java.util.TreeMap<>();
         private final SimulatedScheduler scheduler;
@@ -233,12 +232,11 @@ public final class Simulation {
                 }
                 beats.add(new SimulatedScheduler.Heartbeat(lease.id(), at));
                 if (!Double.isNaN(job.utilisation())) {
-                    Deque<UsageSample> kept = usage.computeIfAbsent(lease.id(), k -> new ArrayDeque<>());
-                    kept.addLast(new UsageSample(lease.id(), at, job.utilisation()));
-                    while (kept.peekFirst().at().isBefore(oldest)) {
-                        kept.removeFirst();
-                    }
-                    all.put(lease.id(), List.copyOf(kept));
+                    UsageSampleLog kept = usage.computeIfAbsent(lease.id(), k -> new UsageSampleLog());
+                    kept.append(new UsageSample(lease.id(), at, job.utilisation()));
+                    kept.dropBefore(oldest);
+                    all.put(lease.id(), kept.samples()); // shares the log's arrays: nothing copied per sweep
+
                 }
             }
             scheduler.heartbeats(beats, at);

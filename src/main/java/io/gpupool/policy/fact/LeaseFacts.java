@@ -112,8 +112,12 @@ final class LeaseFacts {
         List<UsageSample> measured;
         List<UsageSample> reported;
         int fromDevices = 0;
-        for (UsageSample s : all) {
-            fromDevices += s.source() == UsageSample.Source.DEVICE ? 1 : 0;
+        if (all instanceof UsageSampleLog.Run run && run.source != null) {
+            fromDevices = run.source == UsageSample.Source.DEVICE ? all.size() : 0; // one source, known without a look at each
+        } else {
+            for (UsageSample s : all) {
+                fromDevices += s.source() == UsageSample.Source.DEVICE ? 1 : 0;
+            }
         }
         if (fromDevices == 0 || fromDevices == all.size()) {
             // one source (nearly always): the caller's list as it is, in its order
@@ -130,9 +134,8 @@ final class LeaseFacts {
         // heartbeat is its own claim about itself.
         UsageHistory usage = UsageHistory.of(measured.isEmpty() ? reported : measured, now);
         String source = usage.isEmpty() ? "NONE" : measured.isEmpty() ? "HEARTBEAT" : "DEVICE";
-        double reportedMean = measured.isEmpty() ? usage.meanOver(window.length().getSeconds())
-                : UsageHistory.of(reported, now).meanOver(window.length().getSeconds());
         double mean = usage.meanOver(window.length().getSeconds());
+        double reportedMean = measured.isEmpty() ? mean : UsageHistory.of(reported, now).meanOver(window.length().getSeconds());
         Instant heartbeat = l.lastHeartbeat() != null ? l.lastHeartbeat() : l.createdAt();
         return new LeaseFact(l.id(), l.requestId(), l.tenantId(), tenant == null ? l.tenantId() : tenant.orgId(),
                 l.poolId(), l.kind() == null ? null : l.kind().name(), l.priority(), l.preemptible(),

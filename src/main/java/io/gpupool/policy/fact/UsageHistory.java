@@ -12,53 +12,74 @@ import java.util.List;
  * "under 10 % for the last half hour". Samples stamped after the evaluation instant are left out.
  */
 public final class UsageHistory {
-    public static final UsageHistory NONE = new UsageHistory(new long[0], new double[0]);
+    public static final UsageHistory NONE = new UsageHistory(new long[0], new int[0], new double[0], 0, 0, Instant.EPOCH);
 
-    /** Per sample, oldest first: seconds before the evaluation instant, and utilisation (0..1). */
-    private final long[] ageSeconds;
+    /**
+     * Samples {@code from} (inclusive) to {@code to} (exclusive), oldest first, none after the
+     * evaluation instant: their instants (epoch second and nanosecond) and utilisation (0..1). The
+     * arrays may be a {@link UsageSampleLog}'s, shared and never written again; ages are counted
+     * from them as {@link SnapshotFacts#secondsBetween} counts (whole seconds, rounded down).
+     */
+    private final long[] seconds;
+    private final int[] nanos;
     private final double[] utilisation;
+    private final int from;
+    private final int to;
+    private final long nowSecond;
+    private final int nowNano;
 
-    private UsageHistory(long[] ageSeconds, double[] utilisation) {
-        this.ageSeconds = ageSeconds;
+    private UsageHistory(long[] seconds, int[] nanos, double[] utilisation, int from, int to, Instant now) {
+        this.seconds = seconds;
+        this.nanos = nanos;
         this.utilisation = utilisation;
+        this.from = from;
+        this.to = to;
+        this.nowSecond = now.getEpochSecond();
+        this.nowNano = now.getNano();
     }
 
     public static UsageHistory of(List<UsageSample> samples, Instant now) {
         if (samples.isEmpty()) {
             return NONE; // most leases, on the facts' hot path
         }
+        if (samples instanceof UsageSampleLog.Run run && run.ordered) {
+            // A log's samples, oldest first: those up to the instant are a prefix, read where they lie.
+            int to = run.to;
+            while (to > run.from && (run.seconds[to - 1] > now.getEpochSecond()
+                    || run.seconds[to - 1] == now.getEpochSecond() && run.nanos[to - 1] > now.getNano())) {
+                to--;
+            }
+            return to == run.from ? NONE : new UsageHistory(run.seconds, run.nanos, run.values, run.from, to, now);
+        }
         if (!(samples instanceof java.util.RandomAccess)) {
             samples = new ArrayList<>(samples); // read by index below
         }
-        if (inOrderUpTo(samples, now)) {
-            // Oldest first and none after the instant, as a caller keeping them per lease hands them
-            // (the replay at every sweep): the order a stable sort would give, without copy or sort.
-            long[] ages = new long[samples.size()];
-            double[] values = new double[ages.length];
-            for (int i = 0; i < ages.length; i++) {
-                UsageSample s = samples.get(i);
-                ages[i] = SnapshotFacts.secondsBetween(s.at(), now);
-                values[i] = s.utilisation();
+        List<UsageSample> seen = samples;
+        if (!inOrderUpTo(samples, now)) {
+            seen = new ArrayList<>(samples.size());
+            for (UsageSample s : samples) {
+                if (!s.at().isAfter(now)) {
+                    seen.add(s);
+                }
             }
-            return new UsageHistory(ages, values);
-        }
-        List<UsageSample> seen = new ArrayList<>(samples.size());
-        for (UsageSample s : samples) {
-            if (!s.at().isAfter(now)) {
-                seen.add(s);
+            if (seen.isEmpty()) {
+                return NONE;
             }
+            seen.sort(Comparator.comparing(UsageSample::at)); // stable: samples at one instant keep their order
         }
-        if (seen.isEmpty()) {
-            return NONE;
+        // else oldest first and none after the instant, as a caller keeping them per lease hands
+        // them: the order a stable sort would give, without copy or sort.
+        int n = seen.size();
+        long[] seconds = new long[n];
+        int[] nanos = new int[n];
+        double[] values = new double[n];
+        for (int i = 0; i < n; i++) {
+            UsageSample s = seen.get(i);
+            seconds[i] = s.at().getEpochSecond();
+            nanos[i] = s.at().getNano();
+            values[i] = s.utilisation();
         }
-        seen.sort(Comparator.comparing(UsageSample::at));
-        long[] ages = new long[seen.size()];
-        double[] values = new double[seen.size()];
-        for (int i = 0; i < ages.length; i++) {
-            ages[i] = SnapshotFacts.secondsBetween(seen.get(i).at(), now);
-            values[i] = seen.get(i).utilisation();
-        }
-        return new UsageHistory(ages, values);
+        return new UsageHistory(seconds, nanos, values, 0, n, now);
     }
 
     private static boolean inOrderUpTo(List<UsageSample> samples, Instant now) {
@@ -73,13 +94,19 @@ public final class UsageHistory {
         return true;
     }
 
+    /** Seconds from sample {@code i} to the evaluation instant, as {@link SnapshotFacts#secondsBetween}. */
+    private long ageSeconds(int i) {
+        long age = nowSecond - seconds[i];
+        return nowNano < nanos[i] ? age - 1 : age;
+    }
+
     /** Age of the newest sample in seconds; −1 without samples. */
     public long newestAgeSeconds() {
-        return ageSeconds.length == 0 ? -1 : ageSeconds[ageSeconds.length - 1];
+        return to == from ? -1 : ageSeconds(to - 1);
     }
 
     public boolean isEmpty() {
-        return ageSeconds.length == 0;
+        return to == from;
     }
 
     /**
@@ -88,19 +115,19 @@ public final class UsageHistory {
      * sample is at or above it, and 0 without samples (nothing says the lease is idle).
      */
     public long idleSecondsBelow(double threshold) {
-        for (int i = ageSeconds.length - 1; i >= 0; i--) {
+        for (int i = to - 1; i >= from; i--) {
             if (utilisation[i] >= threshold) {
-                return i == ageSeconds.length - 1 ? 0 : ageSeconds[i];
+                return i == to - 1 ? 0 : ageSeconds(i);
             }
         }
-        return ageSeconds.length == 0 ? 0 : ageSeconds[0];
+        return to == from ? 0 : ageSeconds(from);
     }
 
     /** Mean utilisation of the samples of the last {@code seconds}; −1 when there are none. */
     public double meanOver(long seconds) {
         double sum = 0;
         int n = 0;
-        for (int i = ageSeconds.length - 1; i >= 0 && ageSeconds[i] <= seconds; i--) {
+        for (int i = to - 1; i >= from && ageSeconds(i) <= seconds; i--) {
             sum += utilisation[i];
             n++;
         }
