@@ -6,7 +6,6 @@ import io.gpupool.policy.decision.PriorityAssignment;
 import io.gpupool.policy.decision.QuotaVerdict;
 import io.gpupool.policy.fact.RequestFact;
 import org.drools.base.base.ClassObjectType;
-import org.drools.base.reteoo.BaseTuple;
 import org.drools.base.rule.Declaration;
 import org.drools.base.rule.Pattern;
 import org.drools.base.rule.constraint.AlphaNodeFieldConstraint;
@@ -148,7 +147,9 @@ final class DecisionBindings {
     private boolean somePasses(LambdaConstraint constraint, FactHandle fact, List<Pattern> onDecisions, int next,
                                Map<Integer, FactHandle> chosen) {
         if (next == onDecisions.size()) {
-            return constraint.getEvaluator().evaluate(fact, new BoundTuple(request, chosen), null);
+            // the chosen decisions at their patterns' positions, the request at every other
+            return constraint.getEvaluator().evaluate(fact, new ProofTuple(i -> chosen.getOrDefault(i, request), request,
+                    Integer.MAX_VALUE), null);
         }
         Pattern p = onDecisions.get(next);
         for (FactHandle decision : of(((ClassObjectType) p.getObjectType()).getClassType())) {
@@ -159,28 +160,5 @@ final class DecisionBindings {
         }
         chosen.remove(p.getTupleIndex());
         return false; // no decision of that type: the rule's pattern on it cannot match
-    }
-
-    /**
-     * A tuple holding the chosen decisions at their patterns' positions and the request at every
-     * other: what a constraint comparing a fact with the request and those decisions reads (asked
-     * only for constraints whose other declarations are all on those; the pattern's own fact is read
-     * from its handle, not from the tuple).
-     */
-    record BoundTuple(FactHandle request, Map<Integer, FactHandle> chosen) implements BaseTuple {
-        @Override public FactHandle get(Declaration declaration) { return get(declaration.getTupleIndex()); }
-        @Override public Object getObject(Declaration declaration) { return get(declaration).getObject(); }
-        @Override public FactHandle get(int index) { return chosen.getOrDefault(index, request); }
-        @Override public FactHandle getFactHandle() { return request; }
-        @Override public Object getObject(int index) { return get(index).getObject(); }
-        @Override public int size() { return Integer.MAX_VALUE; }
-        @Override public Object[] toObjects() { throw new UnsupportedOperationException(); }
-        @Override public Object[] toObjects(boolean reverse) { throw new UnsupportedOperationException(); }
-        @Override public FactHandle[] toFactHandles() { throw new UnsupportedOperationException(); }
-        @Override public BaseTuple getParent() { throw new UnsupportedOperationException(); }
-        @Override public BaseTuple getTuple(int index) { throw new UnsupportedOperationException(); }
-        @Override public int getIndex() { throw new UnsupportedOperationException(); }
-        @Override public Object getContextObject() { throw new UnsupportedOperationException(); }
-        @Override public BaseTuple skipEmptyHandles() { return this; }
     }
 }

@@ -10,7 +10,6 @@ import io.gpupool.policy.fact.TenantUsageFact;
 import io.gpupool.policy.sandbox.RuleBudget;
 import org.drools.base.base.ClassObjectType;
 import org.drools.base.definitions.rule.impl.RuleImpl;
-import org.drools.base.reteoo.BaseTuple;
 import org.drools.base.rule.Declaration;
 import org.drools.base.rule.GroupElement;
 import org.drools.base.rule.Pattern;
@@ -255,8 +254,9 @@ public final class ReclaimRules {
         int size = facts.pools().size() + facts.tenants().size();
         try (RuleBudget.Scope budget = RuleBudget.open(limits.budget(size))) {
             for (Reclaiming rule : rules) {
-                if (rule.provers().stream().noneMatch(p -> noneMatch(p, inputs.apply(type(p))))
-                        && someJoin(rule, p -> passing.computeIfAbsent(p, q -> passingAlpha(q, inputs.apply(type(q)))))) {
+                Function<Pattern, List<FactHandle>> passingOf =
+                        p -> passing.computeIfAbsent(p, q -> passingAlpha(q, inputs.apply(type(q))));
+                if (rule.provers().stream().noneMatch(p -> passingOf.apply(p).isEmpty()) && someJoin(rule, passingOf)) {
                     return false;
                 }
             }
@@ -283,31 +283,6 @@ public final class ReclaimRules {
             return facts.devices();
         }
         throw new IllegalArgumentException("Not a provable input type: " + type);
-    }
-
-    /** True when no fact passes every alpha constraint of {@code pattern}. */
-    private static boolean noneMatch(Pattern pattern, Collection<?> facts) {
-        List<AlphaNodeFieldConstraint> alpha = new ArrayList<>();
-        for (Constraint c : pattern.getConstraints()) {
-            if (c.getType() == Constraint.ConstraintType.ALPHA && c instanceof AlphaNodeFieldConstraint a) {
-                alpha.add(a);
-            }
-        }
-        long id = 0;
-        for (Object fact : facts) {
-            DefaultFactHandle handle = new DefaultFactHandle(++id, fact);
-            boolean passes = true;
-            for (AlphaNodeFieldConstraint c : alpha) {
-                if (!c.isAllowed(handle, null)) {
-                    passes = false;
-                    break;
-                }
-            }
-            if (passes) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** The facts passing every alpha constraint of {@code pattern}, as handles. */
@@ -366,7 +341,7 @@ public final class ReclaimRules {
         }
         Step step = steps.get(next);
         int at = step.pattern().getTupleIndex();
-        JoinTuple tuple = new JoinTuple(bound);
+        ProofTuple tuple = new ProofTuple(i -> bound[i], null, bound.length);
         boolean anyPasses = false;
         for (FactHandle fact : passing.apply(step.pattern())) {
             bound[at] = fact;
@@ -440,24 +415,6 @@ public final class ReclaimRules {
             }
         }
         return declarations.length > 0;
-    }
-
-    /** The facts chosen so far, at their patterns' tuple positions: what a join constraint reads. */
-    private record JoinTuple(FactHandle[] bound) implements BaseTuple {
-        @Override public FactHandle get(Declaration declaration) { return get(declaration.getTupleIndex()); }
-        @Override public Object getObject(Declaration declaration) { return get(declaration).getObject(); }
-        @Override public FactHandle get(int index) { return bound[index]; }
-        @Override public FactHandle getFactHandle() { throw new UnsupportedOperationException(); }
-        @Override public Object getObject(int index) { return get(index).getObject(); }
-        @Override public int size() { return bound.length; }
-        @Override public Object[] toObjects() { throw new UnsupportedOperationException(); }
-        @Override public Object[] toObjects(boolean reverse) { throw new UnsupportedOperationException(); }
-        @Override public FactHandle[] toFactHandles() { throw new UnsupportedOperationException(); }
-        @Override public BaseTuple getParent() { throw new UnsupportedOperationException(); }
-        @Override public BaseTuple getTuple(int index) { throw new UnsupportedOperationException(); }
-        @Override public int getIndex() { throw new UnsupportedOperationException(); }
-        @Override public Object getContextObject() { throw new UnsupportedOperationException(); }
-        @Override public BaseTuple skipEmptyHandles() { return this; }
     }
 
     private static Class<?> type(Pattern pattern) {
