@@ -10,14 +10,10 @@ import io.gpupool.policy.fact.TenantUsageFact;
 import io.gpupool.policy.sandbox.RuleBudget;
 import org.drools.base.base.ClassObjectType;
 import org.drools.base.definitions.rule.impl.RuleImpl;
-import org.drools.base.rule.Declaration;
 import org.drools.base.rule.GroupElement;
 import org.drools.base.rule.Pattern;
 import org.drools.base.rule.RuleConditionElement;
-import org.drools.base.rule.constraint.AlphaNodeFieldConstraint;
 import org.drools.base.rule.constraint.Constraint;
-import org.drools.core.common.DefaultFactHandle;
-import org.drools.modelcompiler.constraints.LambdaConstraint;
 import org.kie.api.definition.KiePackage;
 import org.kie.api.definition.rule.Rule;
 import org.kie.api.runtime.rule.FactHandle;
@@ -42,8 +38,9 @@ import java.util.function.Function;
  * can fire: its conditions are a conjunction, so it needs a fact for each positive pattern at its top
  * level; a pattern on one of the sweep's input fact types for which no input fact passes the
  * pattern's alpha constraints (those that test the fact alone, e.g. {@code heartbeatAgeSeconds > 300},
- * evaluated here by the compiled constraint itself) cannot match. Dropping the pattern's join
- * constraints only lets more facts through, so the proof stays sound. Input facts are only what the
+ * evaluated here by the compiled constraint itself) cannot match, nor can a rule no choice of such
+ * facts passes the joins of ({@link RuleJoins}). Leaving out a join constraint or condition the
+ * proof cannot check only lets more facts through, so the proof stays sound. Input facts are only what the
  * sweep inserts: when any consequence may insert facts of its own ({@code drools.insert}, which a
  * consequence without the {@code drools} handle cannot do; decisions are inserted by {@link Decisions}
  * and are never input types), nothing is proven and every sweep is evaluated.
@@ -59,24 +56,11 @@ public final class ReclaimRules {
 
     /**
      * One rule that can reclaim: the top-level positive patterns that could each show it cannot fire
-     * ({@code provers}, cheapest type first), and the steps of its join in the rule's own order.
+     * ({@code provers}, cheapest type first), and its joins between them.
      */
-    private record Reclaiming(String name, List<Pattern> provers, List<Step> joined) {
+    private record Reclaiming(String name, List<Pattern> provers, RuleJoins joins) {
     }
 
-    /**
-     * A step of a reclaiming rule's join, in the rule's order: a top-level positive pattern, with the
-     * join constraints that read only its own fact and those of the positive patterns before it (any
-     * other is left out: that only lets more through); or a top-level {@code not} over one pattern
-     * whose every constraint can be checked so ({@code negated}: the choice so far is blocked when
-     * some fact passes them all). A {@code not} with a constraint that cannot be checked is no step:
-     * left out, it only lets more through.
-     */
-    private record Step(Pattern pattern, List<LambdaConstraint> checked, boolean negated) {
-    }
-
-    /** Past this many constraint checks in one rule's join, the rule is taken as able to fire. */
-    private static final int MAX_JOIN_CHECKS = 100_000;
 
     private final List<Reclaiming> rules;
     private final boolean provable;
@@ -180,7 +164,7 @@ public final class ReclaimRules {
                 }
                 if (consequence.mayReclaim()) {
                     List<Pattern> provers = provers(impl);
-                    reclaiming.add(new Reclaiming(impl.getName(), provers, joined(impl, provers)));
+                    reclaiming.add(new Reclaiming(impl.getName(), provers, RuleJoins.of(impl, provers, PROVABLE_TYPES)));
                     readNoRequest &= readsInventoryOnly(impl.getLhs());
                     readsDevice |= matches(impl.getLhs(), DeviceFact.class);
                 }
@@ -239,10 +223,12 @@ public final class ReclaimRules {
      * insert (the pending requests aside: no proof reads them), so that sweep's plan is empty. A rule
      * cannot fire when one of its top-level positive patterns has no fact passing its alpha
      * constraints, or when no choice of such facts, one per pattern, passes the join constraints
-     * between them that read nothing else (e.g. the default's borrowing rule: a tenant over its
+     * between them that read nothing else, or every such choice is blocked by a top-level
+     * {@code not} ({@link RuleJoins}: e.g. the default's borrowing rule, a tenant over its
      * borrowing limit in some pool, a non-elastic pool, and a borrowed lease of that tenant in that
-     * very pool). Conditions under {@code not}, {@code exists} or {@code or}, and join constraints
-     * reading anything else, are left out: that only lets more through, so the proof stays sound.
+     * very pool, unless its organisation is within its guarantee there). Other conditions under
+     * {@code not}, {@code exists} or {@code or}, and join constraints reading anything else, are
+     * left out: that only lets more through, so the proof stays sound.
      */
     public boolean cannotFire(SnapshotFacts facts) {
         if (!provable()) {
@@ -251,12 +237,12 @@ public final class ReclaimRules {
         Map<Class<?>, Collection<?>> byType = new HashMap<>();
         Function<Class<?>, Collection<?>> inputs = type -> byType.computeIfAbsent(type, t -> inputsOf(t, facts));
         Map<Pattern, List<FactHandle>> passing = new HashMap<>();
+        Function<Pattern, List<FactHandle>> passingOf =
+                p -> passing.computeIfAbsent(p, q -> RuleJoins.passingAlpha(q, inputs.apply(type(q))));
         int size = facts.pools().size() + facts.tenants().size();
         try (RuleBudget.Scope budget = RuleBudget.open(limits.budget(size))) {
             for (Reclaiming rule : rules) {
-                Function<Pattern, List<FactHandle>> passingOf =
-                        p -> passing.computeIfAbsent(p, q -> passingAlpha(q, inputs.apply(type(q))));
-                if (rule.provers().stream().noneMatch(p -> passingOf.apply(p).isEmpty()) && someJoin(rule, passingOf)) {
+                if (rule.provers().stream().noneMatch(p -> passingOf.apply(p).isEmpty()) && rule.joins().someChoice(passingOf)) {
                     return false;
                 }
             }
@@ -283,138 +269,6 @@ public final class ReclaimRules {
             return facts.devices();
         }
         throw new IllegalArgumentException("Not a provable input type: " + type);
-    }
-
-    /** The facts passing every alpha constraint of {@code pattern}, as handles. */
-    private static List<FactHandle> passingAlpha(Pattern pattern, Collection<?> facts) {
-        List<AlphaNodeFieldConstraint> alpha = alphaOf(pattern);
-        List<FactHandle> passing = new ArrayList<>();
-        long id = 0;
-        for (Object fact : facts) {
-            DefaultFactHandle handle = new DefaultFactHandle(++id, fact);
-            boolean passes = true;
-            for (AlphaNodeFieldConstraint c : alpha) {
-                if (!c.isAllowed(handle, null)) {
-                    passes = false;
-                    break;
-                }
-            }
-            if (passes) {
-                passing.add(handle);
-            }
-        }
-        return passing;
-    }
-
-    private static List<AlphaNodeFieldConstraint> alphaOf(Pattern pattern) {
-        List<AlphaNodeFieldConstraint> alpha = new ArrayList<>();
-        for (Constraint c : pattern.getConstraints()) {
-            if (c.getType() == Constraint.ConstraintType.ALPHA && c instanceof AlphaNodeFieldConstraint a) {
-                alpha.add(a);
-            }
-        }
-        return alpha;
-    }
-
-    /**
-     * Whether some choice of facts, one per positive pattern of {@code rule} in its order, each
-     * passing its pattern's alpha constraints ({@code passing}), passes the join constraints that can
-     * be checked on them and is blocked by none of the rule's checked {@code not}s; true as well when
-     * the search would take more than {@link #MAX_JOIN_CHECKS} checks.
-     */
-    private static boolean someJoin(Reclaiming rule, Function<Pattern, List<FactHandle>> passing) {
-        if (rule.joined().stream().allMatch(j -> !j.negated() && j.checked().isEmpty())) {
-            return true; // nothing to join: every pattern has a passing fact, as already shown
-        }
-        int width = 0;
-        for (Step j : rule.joined()) {
-            width = Math.max(width, j.pattern().getTupleIndex() + 1);
-        }
-        int[] checks = {0};
-        return someJoin(rule.joined(), 0, new FactHandle[width], passing, checks);
-    }
-
-    private static boolean someJoin(List<Step> steps, int next, FactHandle[] bound,
-                                    Function<Pattern, List<FactHandle>> passing, int[] checks) {
-        if (next == steps.size()) {
-            return true;
-        }
-        Step step = steps.get(next);
-        int at = step.pattern().getTupleIndex();
-        ProofTuple tuple = new ProofTuple(i -> bound[i], null, bound.length);
-        boolean anyPasses = false;
-        for (FactHandle fact : passing.apply(step.pattern())) {
-            bound[at] = fact;
-            boolean passes = true;
-            for (LambdaConstraint c : step.checked()) {
-                if (++checks[0] > MAX_JOIN_CHECKS) {
-                    bound[at] = null;
-                    return true; // too many to try: taken as able to fire
-                }
-                if (!c.getEvaluator().evaluate(fact, tuple, null)) {
-                    passes = false;
-                    break;
-                }
-            }
-            if (passes && step.negated()) {
-                anyPasses = true; // a fact the "not" forbids: this choice is blocked
-                break;
-            }
-            if (passes && someJoin(steps, next + 1, bound, passing, checks)) {
-                return true;
-            }
-        }
-        bound[at] = null;
-        return step.negated() && !anyPasses && someJoin(steps, next + 1, bound, passing, checks);
-    }
-
-    /**
-     * The steps of {@code rule}'s join: {@code provers}' patterns in the rule's own order, each with
-     * the join constraints that read only its own fact and those of the positive patterns before it
-     * (every declaration they require is on one of those patterns: a Drools join constraint compares
-     * a pattern's fact with facts matched before it), and the top-level {@code not}s over one
-     * pattern of a provable type every constraint of which can be checked so.
-     */
-    private static List<Step> joined(RuleImpl rule, List<Pattern> provers) {
-        List<Pattern> bound = new ArrayList<>();
-        List<Step> steps = new ArrayList<>();
-        for (RuleConditionElement element : rule.getLhs().getChildren()) {
-            if (element instanceof Pattern p && provers.contains(p)) {
-                bound.add(p);
-                steps.add(new Step(p, checkable(p, bound), false));
-            } else if (element instanceof GroupElement g && g.isNot() && g.getChildren().size() == 1
-                    && g.getChildren().get(0) instanceof Pattern p && p.getSource() == null
-                    && p.getObjectType() instanceof ClassObjectType cot && PROVABLE_TYPES.contains(cot.getClassType())) {
-                List<Pattern> readable = new ArrayList<>(bound);
-                readable.add(p);
-                List<LambdaConstraint> checked = checkable(p, readable);
-                if (checked.size() + alphaOf(p).size() == p.getConstraints().size()) {
-                    steps.add(new Step(p, checked, true)); // every constraint checked: exact
-                }
-            }
-        }
-        return List.copyOf(steps);
-    }
-
-    /** {@code pattern}'s join constraints whose declarations are all on {@code readable}. */
-    private static List<LambdaConstraint> checkable(Pattern pattern, List<Pattern> readable) {
-        List<LambdaConstraint> checked = new ArrayList<>();
-        for (Constraint c : pattern.getConstraints()) {
-            if (c.getType() == Constraint.ConstraintType.BETA && c instanceof LambdaConstraint l
-                    && readsOnly(l.getRequiredDeclarations(), readable)) {
-                checked.add(l);
-            }
-        }
-        return List.copyOf(checked);
-    }
-
-    private static boolean readsOnly(Declaration[] declarations, List<Pattern> patterns) {
-        for (Declaration d : declarations) {
-            if (d.getPattern() == null || !patterns.contains(d.getPattern())) {
-                return false;
-            }
-        }
-        return declarations.length > 0;
     }
 
     private static Class<?> type(Pattern pattern) {
