@@ -362,6 +362,67 @@ class ReclaimRulesTest {
         return SnapshotFacts.of(b.build(), NOW, List.of(), UsageWindow.DEFAULT);
     }
 
+    @Test
+    void whereverTheProofSaysNoRuleCanFireTheSweepReclaimsNothing() {
+        // Random small fleets of borrowing teams, silent holders and elastic capacity, under the
+        // default rules and two join rules of our own: the proof is sound wherever it speaks, and it
+        // speaks (both ways) often enough to be worth its cost.
+        List<CompiledPolicy> policies = List.of(DefaultPolicy.POLICY, compile("""
+                rule "A silent tenant's other leases, unless another tenant is silent for days"
+                when
+                    $s : LeaseFact( heartbeatAgeSeconds > 300 )
+                    not ( LeaseFact( tenantId != $s.tenantId, heartbeatAgeSeconds > 100000 ) )
+                    $l : LeaseFact( tenantId == $s.tenantId, leaseId != $s.leaseId, borrowed )
+                then
+                    decisions.reclaim($l, "STALE_HEARTBEAT", 0L, "STALE_TENANT", "its tenant went silent");
+                end
+                """));
+        java.util.Random random = new java.util.Random(23);
+        int proven = 0;
+        int unproven = 0;
+        for (int round = 0; round < 300; round++) {
+            SnapshotFacts facts = randomFleet(random);
+            for (CompiledPolicy policy : policies) {
+                boolean cannotFire = ReclaimRules.of(policy, DefaultPolicy.ENGINE.limits()).cannotFire(facts);
+                List<?> plan = DefaultPolicy.ENGINE.sweep(policy, facts, List.of()).reclaimPlan();
+                if (cannotFire) {
+                    assertThat(plan).as("round " + round + ", " + policy.version()).isEmpty();
+                    proven++;
+                } else {
+                    unproven++;
+                }
+            }
+        }
+        assertThat(proven).isGreaterThan(100);
+        assertThat(unproven).isGreaterThan(100);
+    }
+
+    /**
+     * Organisation research (a random guarantee in training) with teams nlp and vision (nlp with a
+     * random guarantee and borrowing limit), a training and an elastic pool, and up to six training
+     * leases of random holders, pools, borrowing and heartbeat ages.
+     */
+    private static SnapshotFacts randomFleet(java.util.Random random) {
+        PoolSnapshotBuilder b = PoolSnapshot.builder().version(1).takenAt(NOW)
+                .pool(new Pool("training", "training", PoolTier.TRAINING, null, false, null))
+                .pool(new Pool("elastic", "elastic", PoolTier.ELASTIC, null, true, null))
+                .tenant(new Tenant("research", "research", null, null)).tenant(new Tenant("nlp", "nlp", "research", null))
+                .tenant(new Tenant("vision", "vision", "research", null))
+                .quota(new Quota("research", "training", Quota.ANY_MODEL, random.nextInt(5), 0, 0))
+                .quota(new Quota("nlp", "training", Quota.ANY_MODEL, random.nextInt(2), random.nextInt(2), 0));
+        Fleets.nodeOf(b, Fleets.node("n"), 6, g -> g.model("H100-SXM-80G").pool("training").lastHeartbeat(NOW));
+        Fleets.nodeOf(b, Fleets.node("m"), 6, g -> g.model("L40S").pool("elastic").lastHeartbeat(NOW));
+        String[] tenants = {"nlp", "vision", "research"};
+        long[] silentFor = {0, 200, 400, 200_000};
+        for (int i = 0; i < random.nextInt(7); i++) {
+            boolean elastic = random.nextBoolean();
+            b.lease(Leases.lease("l" + i).tenant(tenants[random.nextInt(3)]).pool(elastic ? "elastic" : "training")
+                    .share((elastic ? "m-gpu" : "n-gpu") + i, 1000).borrowed(random.nextBoolean())
+                    .createdAt(NOW.minusSeconds(300_000)).lastHeartbeat(NOW.minusSeconds(silentFor[random.nextInt(4)])).build());
+        }
+        return SnapshotFacts.of(b.build(), NOW, List.of(), UsageWindow.DEFAULT);
+    }
+
     /**
      * Tenant research (its own organisation, no quota: borrowing limit 0) holds one borrowed GPU in
      * {@code pool}, one of a training pool and an elastic pool; its heartbeat is fresh.
