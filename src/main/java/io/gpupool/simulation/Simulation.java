@@ -236,7 +236,6 @@ public final class Simulation {
                     kept.append(new UsageSample(lease.id(), at, job.utilisation()));
                     kept.dropBefore(oldest);
                     all.put(lease.id(), kept.samples()); // shares the log's arrays: nothing copied per sweep
-
                 }
             }
             scheduler.heartbeats(beats, at);
