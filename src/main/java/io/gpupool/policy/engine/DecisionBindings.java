@@ -135,30 +135,35 @@ final class DecisionBindings {
     /** Whether the constraint passes for {@code fact} with some decision in each compared pattern's place. */
     boolean somePasses(LambdaConstraint constraint, FactHandle fact, List<Pattern> onDecisions) {
         long choices = 1;
+        int width = 0;
         for (Pattern p : onDecisions) {
             choices *= of(((ClassObjectType) p.getObjectType()).getClassType()).size();
             if (choices > MAX_CHOICES) {
                 return true; // too many to try: left out
             }
+            width = Math.max(width, p.getTupleIndex() + 1);
         }
-        return somePasses(constraint, fact, onDecisions, 0, new HashMap<>());
+        // The chosen decisions at their patterns' positions, the request at every other: one array
+        // and one tuple per question, filled in as the choices are tried (every proof asks this).
+        FactHandle[] chosen = new FactHandle[width];
+        ProofTuple tuple = new ProofTuple(i -> i < chosen.length && chosen[i] != null ? chosen[i] : request, request,
+                Integer.MAX_VALUE);
+        return somePasses(constraint, fact, tuple, onDecisions, 0, chosen);
     }
 
-    private boolean somePasses(LambdaConstraint constraint, FactHandle fact, List<Pattern> onDecisions, int next,
-                               Map<Integer, FactHandle> chosen) {
+    private boolean somePasses(LambdaConstraint constraint, FactHandle fact, ProofTuple tuple, List<Pattern> onDecisions,
+                               int next, FactHandle[] chosen) {
         if (next == onDecisions.size()) {
-            // the chosen decisions at their patterns' positions, the request at every other
-            return constraint.getEvaluator().evaluate(fact, new ProofTuple(i -> chosen.getOrDefault(i, request), request,
-                    Integer.MAX_VALUE), null);
+            return constraint.getEvaluator().evaluate(fact, tuple, null);
         }
         Pattern p = onDecisions.get(next);
         for (FactHandle decision : of(((ClassObjectType) p.getObjectType()).getClassType())) {
-            chosen.put(p.getTupleIndex(), decision);
-            if (somePasses(constraint, fact, onDecisions, next + 1, chosen)) {
+            chosen[p.getTupleIndex()] = decision;
+            if (somePasses(constraint, fact, tuple, onDecisions, next + 1, chosen)) {
                 return true;
             }
         }
-        chosen.remove(p.getTupleIndex());
+        chosen[p.getTupleIndex()] = null;
         return false; // no decision of that type: the rule's pattern on it cannot match
     }
 }
