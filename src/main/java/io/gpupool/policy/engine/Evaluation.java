@@ -9,6 +9,8 @@ import io.gpupool.policy.decision.QuotaVerdict;
 import io.gpupool.policy.decision.ReclaimOrder;
 import io.gpupool.policy.decision.TierAssignment;
 
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -78,30 +80,55 @@ public record Evaluation(String policyVersion, Scope scope, List<Decision> decis
         return decisions.stream().filter(type::isInstance).map(type::cast).toList();
     }
 
+    // The accessors below loop over the decisions instead of streaming them: a remembered evaluation
+    // answers every retry of its request (and of its shape), a million times in a replayed week.
+
     /** The admission outcome: the first rejection if any rule rejected, else the first admission. */
     public Optional<AdmissionDecision> admissionOf(String requestId) {
-        List<AdmissionDecision> all = decisionsOf(AdmissionDecision.class).stream()
-                .filter(a -> a.requestId().equals(requestId)).toList();
-        return all.stream().filter(a -> !a.admitted()).findFirst().or(() -> all.stream().findFirst());
+        AdmissionDecision first = null;
+        for (Decision d : decisions) {
+            if (d instanceof AdmissionDecision a && a.requestId().equals(requestId)) {
+                if (!a.admitted()) {
+                    return Optional.of(a);
+                }
+                first = first == null ? a : first;
+            }
+        }
+        return Optional.ofNullable(first);
     }
 
     /** Why the request needs approval, in firing order; empty when no rule requires it. */
     public List<io.gpupool.policy.decision.ApprovalRequirement> approvalsOf(String requestId) {
-        return decisionsOf(io.gpupool.policy.decision.ApprovalRequirement.class).stream()
-                .filter(a -> a.requestId().equals(requestId)).toList();
+        List<io.gpupool.policy.decision.ApprovalRequirement> mine = new ArrayList<>(1);
+        for (Decision d : decisions) {
+            if (d instanceof io.gpupool.policy.decision.ApprovalRequirement a && a.requestId().equals(requestId)) {
+                mine.add(a);
+            }
+        }
+        return mine.isEmpty() ? List.of() : Collections.unmodifiableList(mine);
     }
 
     public Optional<PriorityAssignment> priorityOf(String requestId) {
-        return decisionsOf(PriorityAssignment.class).stream().filter(p -> p.requestId().equals(requestId)).findFirst();
+        for (Decision d : decisions) {
+            if (d instanceof PriorityAssignment p && p.requestId().equals(requestId)) {
+                return Optional.of(p);
+            }
+        }
+        return Optional.empty();
     }
 
     /** Quota verdicts per pool for the request, in the order of its admitted pools when admitted. */
     public List<QuotaVerdict> quotaOf(String requestId) {
         List<String> order = admissionOf(requestId).map(AdmissionDecision::pools).orElse(List.of());
-        return decisionsOf(QuotaVerdict.class).stream().filter(q -> q.requestId().equals(requestId))
-                .sorted(Comparator.comparingInt(q -> order.indexOf(q.poolId()) < 0 ? Integer.MAX_VALUE
-                        : order.indexOf(q.poolId())))
-                .toList();
+        List<QuotaVerdict> mine = new ArrayList<>(2);
+        for (Decision d : decisions) {
+            if (d instanceof QuotaVerdict q && q.requestId().equals(requestId)) {
+                mine.add(q);
+            }
+        }
+        // a stable sort, as the stream's was: verdicts for one pool keep their firing order
+        mine.sort(Comparator.comparingInt(q -> order.indexOf(q.poolId()) < 0 ? Integer.MAX_VALUE : order.indexOf(q.poolId())));
+        return mine.isEmpty() ? List.of() : Collections.unmodifiableList(mine);
     }
 
     /** Victims for a request, one per lease (lowest key kept), in preemption order. */
