@@ -221,16 +221,17 @@ public final class Simulation {
          * (one hour, {@code UsageWindow.DEFAULT}) and a sweep are dropped.
          */
         private Map<String, List<UsageSample>> beatsAndUsage(Instant at) {
-            List<SimulatedScheduler.Heartbeat> beats = new ArrayList<>();
+            PoolSnapshot now = scheduler.current();
+            List<Lease> heard = new ArrayList<>();
             // by lease, oldest first, as kept: the sweep's facts read them so without regrouping
             Map<String, List<UsageSample>> all = new HashMap<>(usage.size() * 4 / 3 + 1);
             Instant oldest = at.minus(Duration.ofHours(1)).minus(settings.sweepEvery());
-            for (Lease lease : scheduler.current().leases().values()) {
+            for (Lease lease : now.leases().values()) {
                 Job job = jobs.get(lease.requestId());
                 if (job == null || job.heartbeatsFor() != null && at.isAfter(lease.createdAt().plus(job.heartbeatsFor()))) {
                     continue; // a lease of no replayed job, or a holder that went silent: it is heard no more
                 }
-                beats.add(new SimulatedScheduler.Heartbeat(lease.id(), at));
+                heard.add(lease);
                 if (!Double.isNaN(job.utilisation())) {
                     UsageSampleLog kept = usage.computeIfAbsent(lease.id(), k -> new UsageSampleLog());
                     kept.append(new UsageSample(lease.id(), at, job.utilisation()));
@@ -238,7 +239,7 @@ public final class Simulation {
                     all.put(lease.id(), kept.samples()); // shares the log's arrays: nothing copied per sweep
                 }
             }
-            scheduler.heartbeats(beats, at);
+            scheduler.heartbeats(now, heard, at);
             return all;
         }
 

@@ -25,7 +25,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -197,25 +196,24 @@ public final class SimulatedScheduler {
     }
 
     /**
-     * Heartbeats heard up to {@code at} from these leases' holders, stated in one write: between two
-     * sweeps only the newest heartbeat of each lease is ever read, so one write per sweep says what a
-     * write per heartbeat would have.
+     * The holders of {@code heard}, leases of {@code heardIn}, heard at {@code at}, stated in one
+     * write: between two sweeps only the newest heartbeat of each lease is ever read, so one write
+     * per sweep says what a write per heartbeat would have. Where nothing was written since
+     * {@code heardIn}, its very lease objects are the model's and are not looked up again.
      */
-    public void heartbeats(Collection<Heartbeat> beats, Instant at) {
-        if (beats.isEmpty()) {
+    public void heartbeats(PoolSnapshot heardIn, List<Lease> heard, Instant at) {
+        if (heard.isEmpty()) {
             return;
         }
         at(at).write((before, changes) -> {
-            for (Heartbeat beat : beats) {
-                before.lease(beat.leaseId()).filter(l -> l.lastHeartbeat() == null || l.lastHeartbeat().isBefore(beat.at()))
-                        .ifPresent(l -> changes.update(LeaseTransitions.heartbeat(l, beat.at())));
+            for (Lease seen : heard) {
+                Lease l = before == heardIn ? seen : before.lease(seen.id()).orElse(null);
+                if (l != null && (l.lastHeartbeat() == null || l.lastHeartbeat().isBefore(at))) {
+                    changes.update(LeaseTransitions.heartbeat(l, at));
+                }
             }
             return null;
         });
-    }
-
-    /** A lease's holder last heard at {@code at}. */
-    public record Heartbeat(String leaseId, Instant at) {
     }
 
     /**
