@@ -65,10 +65,14 @@ public final class UsageSampleLog {
         return new Run(samples, seconds, nanos, values, from, to, mixed ? null : source, ordered);
     }
 
-    /** New arrays (handed-out lists keep the old ones): the kept samples moved to the front, room doubled when over half full. */
+    /**
+     * New arrays (handed-out lists keep the old ones): the kept samples moved to the front, with room
+     * for three times as many again, so a log that keeps a steady window (the replay's hour: ~120
+     * samples) copies it once every ~360 appends rather than at every other turn of its arrays.
+     */
     private void reallocate() {
         int kept = to - from;
-        int capacity = kept * 2 > samples.length ? samples.length * 2 : samples.length;
+        int capacity = Math.max(8, kept * 4);
         UsageSample[] s = new UsageSample[capacity];
         long[] sec = new long[capacity];
         int[] nan = new int[capacity];
