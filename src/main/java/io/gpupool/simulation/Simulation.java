@@ -221,12 +221,12 @@ public final class Simulation {
          * (one hour, {@code UsageWindow.DEFAULT}) and a sweep are dropped.
          */
         private Map<String, List<UsageSample>> beatsAndUsage(Instant at) {
-            PoolSnapshot now = scheduler.current();
+            PoolSnapshot model = scheduler.current();
             List<Lease> heard = new ArrayList<>();
             // by lease, oldest first, as kept: the sweep's facts read them so without regrouping
             Map<String, List<UsageSample>> all = new HashMap<>(usage.size() * 4 / 3 + 1);
             Instant oldest = at.minus(Duration.ofHours(1)).minus(settings.sweepEvery());
-            for (Lease lease : now.leases().values()) {
+            for (Lease lease : model.leases().values()) {
                 Job job = jobs.get(lease.requestId());
                 if (job == null || job.heartbeatsFor() != null && at.isAfter(lease.createdAt().plus(job.heartbeatsFor()))) {
                     continue; // a lease of no replayed job, or a holder that went silent: it is heard no more
@@ -239,7 +239,7 @@ public final class Simulation {
                     all.put(lease.id(), kept.samples()); // shares the log's arrays: nothing copied per sweep
                 }
             }
-            scheduler.heartbeats(now, heard, at);
+            scheduler.heartbeats(model, heard, at);
             return all;
         }
 

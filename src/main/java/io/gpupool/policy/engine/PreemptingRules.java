@@ -16,8 +16,8 @@ import org.drools.base.definitions.rule.impl.RuleImpl;
 import org.drools.base.rule.GroupElement;
 import org.drools.base.rule.Pattern;
 import org.drools.base.rule.RuleConditionElement;
-import org.drools.base.rule.constraint.AlphaNodeFieldConstraint;
-import org.drools.base.rule.constraint.Constraint;
+
+
 import org.drools.core.common.DefaultFactHandle;
 import org.kie.api.definition.KiePackage;
 import org.kie.api.definition.rule.Rule;
@@ -267,7 +267,7 @@ public final class PreemptingRules implements LeaseProof {
             FactHandle handle = new DefaultFactHandle(++handles, lease);
             for (int r = 0; r < patterns.size(); r++) {
                 for (int p = 0; p < patterns.get(r).size(); p++) {
-                    if (passesAlone(patterns.get(r).get(p), handle)) {
+                    if (RuleConditions.passesAlone(patterns.get(r).get(p), handle)) {
                         passing.get(r).get(p).put(lease.leaseId(), handle);
                     }
                 }
@@ -335,16 +335,6 @@ public final class PreemptingRules implements LeaseProof {
             }
             return true;
         }
-    }
-
-    private static boolean passesAlone(Pattern pattern, FactHandle fact) {
-        for (Constraint c : pattern.getConstraints()) {
-            if (c.getType() == Constraint.ConstraintType.ALPHA && c instanceof AlphaNodeFieldConstraint a
-                    && !a.isAllowed(fact, null)) {
-                return false;
-            }
-        }
-        return true;
     }
 
     private static boolean needsACandidate(RuleImpl rule) {

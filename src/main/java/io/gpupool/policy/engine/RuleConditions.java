@@ -10,7 +10,9 @@ import org.drools.base.rule.From;
 import org.drools.base.rule.GroupElement;
 import org.drools.base.rule.Pattern;
 import org.drools.base.rule.RuleConditionElement;
+import org.drools.base.rule.constraint.AlphaNodeFieldConstraint;
 import org.drools.base.rule.constraint.Constraint;
+import org.kie.api.runtime.rule.FactHandle;
 
 import java.util.Set;
 
@@ -21,6 +23,17 @@ import java.util.Set;
  */
 final class RuleConditions {
     private RuleConditions() {
+    }
+
+    /** Whether {@code fact} passes every constraint of {@code pattern} that tests the fact alone (its alpha constraints). */
+    static boolean passesAlone(Pattern pattern, FactHandle fact) {
+        for (Constraint c : pattern.getConstraints()) {
+            if (c.getType() == Constraint.ConstraintType.ALPHA && c instanceof AlphaNodeFieldConstraint a
+                    && !a.isAllowed(fact, null)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

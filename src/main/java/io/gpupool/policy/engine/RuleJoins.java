@@ -42,21 +42,25 @@ final class RuleJoins {
     /** Past this many constraint checks in one rule's joins, the rule is taken as able to fire. */
     private static final int MAX_CHECKS = 100_000;
 
+    private final List<Step> steps;
+    /** No step checks a join or a {@code not}: a passing fact per pattern is a choice. */
+    private final boolean nothingToJoin;
+    /** The tuple positions the steps fill: one past the highest. */
+    private final int width;
+
+    private RuleJoins(List<Step> steps) {
+        this.steps = steps;
+        this.nothingToJoin = steps.stream().allMatch(j -> !j.negated() && j.checked().isEmpty());
+        this.width = steps.stream().mapToInt(j -> j.pattern().getTupleIndex() + 1).max().orElse(0);
+    }
+
     /** The facts passing every alpha constraint of {@code pattern}, as handles. */
     static List<FactHandle> passingAlpha(Pattern pattern, Collection<?> facts) {
-        List<AlphaNodeFieldConstraint> alpha = alphaOf(pattern);
         List<FactHandle> passing = new ArrayList<>();
         long id = 0;
         for (Object fact : facts) {
             DefaultFactHandle handle = new DefaultFactHandle(++id, fact);
-            boolean passes = true;
-            for (AlphaNodeFieldConstraint c : alpha) {
-                if (!c.isAllowed(handle, null)) {
-                    passes = false;
-                    break;
-                }
-            }
-            if (passes) {
+            if (RuleConditions.passesAlone(pattern, handle)) {
                 passing.add(handle);
             }
         }
@@ -80,12 +84,8 @@ final class RuleJoins {
      * take more than {@link #MAX_CHECKS} checks.
      */
     boolean someChoice(Function<Pattern, List<FactHandle>> passing) {
-        if (steps.stream().allMatch(j -> !j.negated() && j.checked().isEmpty())) {
-            return true; // nothing to join: every pattern has a passing fact, as the caller showed
-        }
-        int width = 0;
-        for (Step j : steps) {
-            width = Math.max(width, j.pattern().getTupleIndex() + 1);
+        if (nothingToJoin) {
+            return true; // every pattern has a passing fact, as the caller showed
         }
         int[] checks = {0};
         return someJoin(steps, 0, new FactHandle[width], passing, checks);
@@ -174,9 +174,4 @@ final class RuleJoins {
         return declarations.length > 0;
     }
 
-    private final List<Step> steps;
-
-    private RuleJoins(List<Step> steps) {
-        this.steps = steps;
-    }
 }
