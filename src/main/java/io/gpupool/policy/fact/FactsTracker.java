@@ -44,7 +44,7 @@ public final class FactsTracker extends SnapshotFollower<SnapshotFacts> {
         copy.pools = pools.copy();
         copy.leaseFacts = new PoolLeaseFacts(tenants);
         copy.leaseFacts.reset(at, SnapshotFacts.evaluationSecond(at));
-        copy.standAt(at, new SnapshotFacts(at, tenants, previous().usageByTenant(), previous().pools(), copy.leaseFacts));
+        copy.standAt(at, new SnapshotFacts(at, tenants, previous().usageByTenant(), previous().pools(), copy.leaseFacts, previous()));
         return copy;
     }
 
@@ -78,7 +78,7 @@ public final class FactsTracker extends SnapshotFollower<SnapshotFacts> {
         }
         leaseFacts.advance(snapshot, deltas, SnapshotFacts.evaluationSecond(snapshot));
         if (touched.isEmpty()) {
-            return new SnapshotFacts(snapshot, tenants, previous().usageByTenant(), previous().pools(), leaseFacts);
+            return new SnapshotFacts(snapshot, tenants, previous().usageByTenant(), previous().pools(), leaseFacts, previous());
         }
         Map<String, List<TenantUsageFact>> usage = new LinkedHashMap<>(previous().usageByTenant());
         // Deepest first: a parent's rows count what its (possibly also touched) children withhold.

@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Set;
 
 /**
@@ -32,6 +33,13 @@ public final class SnapshotFacts {
     private volatile List<DeviceFact> devices;
     private volatile List<LeaseFact> leases;
     private volatile Map<String, List<String>> children;
+    /**
+     * Each tenant's {@link #ancestorGuarantees}, worked out on first use. Shared by every facts
+     * built on these very tenants and usage rows (they are all it reads), so the queued requests of
+     * one tenant, retried over many versions of the model between two changes to its usage, get
+     * one list (and their memo finds the very objects it saw).
+     */
+    private final Map<String, List<AncestorGuaranteeFact>> guarantees;
 
     private SnapshotFacts(PoolSnapshot snapshot, Instant now, Map<String, List<UsageSample>> samplesByLease,
                           UsageWindow window) {
@@ -43,6 +51,7 @@ public final class SnapshotFacts {
         this.usageByTenant = TenantFacts.usage(UsageLedger.of(snapshot, tenants), snapshot, tenants);
         this.pools = PoolFacts.of(snapshot).summarise(snapshot, tenants, usageByTenant);
         this.poolLeases = null;
+        this.guarantees = new ConcurrentHashMap<>();
     }
 
     /**
@@ -52,6 +61,19 @@ public final class SnapshotFacts {
      */
     SnapshotFacts(PoolSnapshot snapshot, Map<String, TenantFact> tenants,
                   Map<String, List<TenantUsageFact>> usageByTenant, List<PoolFact> pools, PoolLeaseFacts poolLeases) {
+        this(snapshot, tenants, usageByTenant, pools, poolLeases, null);
+    }
+
+    /**
+     * As above; where {@code previous} stands on these very tenants and usage rows, its tenants'
+     * ancestor guarantees (which read nothing else) are this one's too.
+     */
+    SnapshotFacts(PoolSnapshot snapshot, Map<String, TenantFact> tenants,
+                  Map<String, List<TenantUsageFact>> usageByTenant, List<PoolFact> pools, PoolLeaseFacts poolLeases,
+                  SnapshotFacts previous) {
+        this.guarantees = previous != null && previous.tenants == tenants && previous.usageByTenant == usageByTenant
+                ? previous.guarantees : new ConcurrentHashMap<>();
+        this.children = previous != null && previous.tenants == tenants ? previous.children : null;
         this.snapshot = snapshot;
         this.poolLeases = poolLeases;
         this.now = evaluationSecond(snapshot);
@@ -72,6 +94,8 @@ public final class SnapshotFacts {
         this.usageByTenant = parts.usageByTenant;
         this.pools = parts.pools;
         this.poolLeases = null;
+        this.guarantees = parts.guarantees;
+        this.children = parts.children;
     }
 
     /**
@@ -315,12 +339,19 @@ public final class SnapshotFacts {
 
     /** What {@code tenant} may use of each ancestor's guarantee, per pool, nearest ancestor first. */
     public List<AncestorGuaranteeFact> ancestorGuarantees(TenantFact tenant) {
+        if (tenants.get(tenant.tenantId()) != tenant) { // not one of these facts' tenants: worked out, not kept
+            return derivedGuarantees(tenant);
+        }
+        return guarantees.computeIfAbsent(tenant.tenantId(), id -> derivedGuarantees(tenant));
+    }
+
+    private List<AncestorGuaranteeFact> derivedGuarantees(TenantFact tenant) {
         Map<String, List<String>> index = children;
         if (index == null) {
             index = TenantFacts.children(tenants);
             children = index;
         }
-        return TenantFacts.ancestorGuarantees(tenant, index, usageByTenant);
+        return List.copyOf(TenantFacts.ancestorGuarantees(tenant, index, usageByTenant));
     }
 
     private void addTenantWithUsage(List<Object> facts, TenantFact tenant) {

@@ -32,6 +32,7 @@ class FactsTrackerTest {
             assertThat(tracked.usage()).as("usage rows at step %d", step).isEqualTo(fresh.usage());
             assertThat(tracked.pools()).as("pool facts at step %d", step).isEqualTo(fresh.pools());
             assertThat(tracked.tenants()).containsExactlyElementsOf(fresh.tenants());
+            assertSameGuarantees(tracked, fresh, "tracked", step);
             Instant second = s.takenAt().truncatedTo(ChronoUnit.SECONDS);
             assertThat(tracked.now()).isEqualTo(second);
             RequestFact request = new RequestFact("r", "a", "TRAINING", 2, 1000, null, List.of(), 0, 1, null, true, 0);
@@ -95,11 +96,54 @@ class FactsTrackerTest {
         SnapshotFacts fresh = SnapshotFacts.of(s);
         assertThat(tracked.usage()).as("%s: usage rows at step %d", which, step).isEqualTo(fresh.usage());
         assertThat(tracked.pools()).as("%s: pool facts at step %d", which, step).isEqualTo(fresh.pools());
+        assertSameGuarantees(tracked, fresh, which, step);
         Instant second = s.takenAt().truncatedTo(ChronoUnit.SECONDS);
         RequestFact request = new RequestFact("r", "a", "TRAINING", 2, 1000, null, List.of(), 0, 1, null, true, 0);
         assertThat(tracked.forPreemption(request, List.of("train")))
                 .as("%s: preemption facts at step %d", which, step)
                 .isEqualTo(SnapshotFacts.of(s, second, List.of(), UsageWindow.DEFAULT).forPreemption(request, List.of("train")));
+    }
+
+    /** Every tenant's ancestor guarantees, as kept across versions that share usage rows, equal fresh ones. */
+    private static void assertSameGuarantees(SnapshotFacts tracked, SnapshotFacts fresh, String which, int step) {
+        for (TenantFact tenant : tracked.tenants()) {
+            TenantFact same = fresh.tenants().stream().filter(t -> t.tenantId().equals(tenant.tenantId())).findFirst().orElseThrow();
+            assertThat(tracked.ancestorGuarantees(tenant)).as("%s: %s's ancestor guarantees at step %d", which, tenant.tenantId(), step)
+                    .isEqualTo(fresh.ancestorGuarantees(same));
+        }
+    }
+
+    @ParameterizedTest(name = "seed {0}: versions whose usage rows did not move share their ancestor guarantees; a move works them out again")
+    @ValueSource(longs = {1, 2, 3})
+    void versionsWhoseUsageDidNotMoveShareAncestorGuarantees(long seed) {
+        LeaseChurn churn = new LeaseChurn(seed);
+        FactsTracker tracker = new FactsTracker();
+        PoolSnapshot s = churn.fleet();
+        int shared = 0;
+        int movedAndEqualToFresh = 0;
+        for (int step = 0; step < 200; step++) {
+            SnapshotFacts before = tracker.of(s);
+            TenantFact a = before.tenants().stream().filter(t -> t.tenantId().equals("a")).findFirst().orElseThrow();
+            List<AncestorGuaranteeFact> asked = before.ancestorGuarantees(a);
+            Changes beats = Changes.uncommitted(s);
+            Instant at = s.takenAt().plusSeconds(1);
+            s.leases().values().forEach(l -> beats.update(LeaseTransitions.heartbeat(l, at)));
+            s = beats.after();
+            SnapshotFacts heard = tracker.of(s);
+            if (heard.usage().equals(before.usage()) && !s.leases().isEmpty()) {
+                assertThat(heard.ancestorGuarantees(a)).as("heartbeats alone at step %d", step).isSameAs(asked);
+                shared++;
+            }
+            s = churn.step(s);
+            SnapshotFacts after = tracker.of(s);
+            if (!after.usage().equals(before.usage())) {
+                assertThat(after.ancestorGuarantees(a)).as("after usage moved at step %d", step)
+                        .isEqualTo(SnapshotFacts.of(s).ancestorGuarantees(a));
+                movedAndEqualToFresh++;
+            }
+        }
+        assertThat(shared).as("steps where heartbeats alone kept the usage rows").isGreaterThan(100);
+        assertThat(movedAndEqualToFresh).as("steps where usage moved").isGreaterThan(20);
     }
 
     @org.junit.jupiter.api.Test
