@@ -26,12 +26,10 @@ public record AncestorGuaranteeFact(String tenantId, String poolId, String ances
         return FactReads.noted(this, FactReads.Moving.ANCESTOR_WITHHELD, withheldMilli);
     }
 
-    /** Everything but the moving headroom, compared by value ({@link FactReads#withoutMoving}). */
-    Fixed fixedPart() {
-        return new Fixed(tenantId, poolId, ancestorId, distance);
-    }
-
-    record Fixed(String tenantId, String poolId, String ancestorId, int distance) {
+    /** Whether {@code other} is equal to this but for the moving headroom ({@link FactReads#sameApartFromMoving}), building nothing. */
+    boolean sameFixedPart(AncestorGuaranteeFact other) {
+        return java.util.Objects.equals(tenantId, other.tenantId) && java.util.Objects.equals(poolId, other.poolId)
+                && java.util.Objects.equals(ancestorId, other.ancestorId) && distance == other.distance;
     }
 
     // As a record's own equals, hashCode and toString, reading the moving components through their accessors.

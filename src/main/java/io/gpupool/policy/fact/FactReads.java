@@ -224,13 +224,13 @@ public final class FactReads {
             return true;
         }
         if (a instanceof PoolFact p && b instanceof PoolFact q) {
-            return p.fixedPart().equals(q.fixedPart());
+            return p.sameFixedPart(q);
         }
         if (a instanceof TenantUsageFact u && b instanceof TenantUsageFact v) {
-            return u.fixedPart().equals(v.fixedPart());
+            return u.sameFixedPart(v);
         }
         if (a instanceof AncestorGuaranteeFact g && b instanceof AncestorGuaranteeFact h) {
-            return g.fixedPart().equals(h.fixedPart());
+            return g.sameFixedPart(h);
         }
         return a != null && a.getClass() == b.getClass() && !(a instanceof PoolFact || a instanceof TenantUsageFact
                 || a instanceof AncestorGuaranteeFact) && a.equals(b);

@@ -125,14 +125,18 @@ public record PoolFact(String poolId, String name, String tier, boolean sharingA
         return modelOk && maxMemoryMib >= request.minGpuMemoryMib() && deviceCount > 0;
     }
 
-    /** Everything but the free and lendable capacity, compared by value ({@link FactReads#withoutMoving}). */
-    Fixed fixedPart() {
-        return new Fixed(poolId, name, tier, sharingAllowed, deviceCount, capacityMilli, capacityMilliByModel,
-                maxMemoryMib, unplaceable);
-    }
-
-    record Fixed(String poolId, String name, String tier, boolean sharingAllowed, int deviceCount, long capacityMilli,
-                 Map<String, Long> capacityMilliByModel, long maxMemoryMib, Set<String> unplaceable) {
+    /**
+     * Whether {@code other} is equal to this but for the free and lendable capacity (the moving
+     * values, {@link FactReads#sameApartFromMoving}), compared field by field without reading those:
+     * asked for every pool of every remembered admission, so it builds nothing.
+     */
+    boolean sameFixedPart(PoolFact other) {
+        return java.util.Objects.equals(poolId, other.poolId) && java.util.Objects.equals(name, other.name)
+                && java.util.Objects.equals(tier, other.tier) && sharingAllowed == other.sharingAllowed
+                && deviceCount == other.deviceCount && capacityMilli == other.capacityMilli
+                && maxMemoryMib == other.maxMemoryMib
+                && java.util.Objects.equals(capacityMilliByModel, other.capacityMilliByModel)
+                && java.util.Objects.equals(unplaceable, other.unplaceable);
     }
 
     // As a record's own equals, hashCode and toString (component by component, hash 31 * h + component),

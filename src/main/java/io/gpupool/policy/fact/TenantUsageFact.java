@@ -74,13 +74,12 @@ public record TenantUsageFact(String tenantId, String orgId, String poolId, Stri
         return FactReads.noted(this, FactReads.Moving.USAGE_WITHHELD_BELOW, withheldBelowMilli);
     }
 
-    /** Everything but the moving usage, compared by value ({@link FactReads#withoutMoving}). */
-    Fixed fixedPart() {
-        return new Fixed(tenantId, orgId, poolId, model, guaranteedMilli, borrowingLimitMilli, lendingLimitMilli);
-    }
-
-    record Fixed(String tenantId, String orgId, String poolId, String model, long guaranteedMilli,
-                 long borrowingLimitMilli, long lendingLimitMilli) {
+    /** Whether {@code other} is equal to this but for the moving usage ({@link FactReads#sameApartFromMoving}), building nothing. */
+    boolean sameFixedPart(TenantUsageFact other) {
+        return java.util.Objects.equals(tenantId, other.tenantId) && java.util.Objects.equals(orgId, other.orgId)
+                && java.util.Objects.equals(poolId, other.poolId) && java.util.Objects.equals(model, other.model)
+                && guaranteedMilli == other.guaranteedMilli && borrowingLimitMilli == other.borrowingLimitMilli
+                && lendingLimitMilli == other.lendingLimitMilli;
     }
 
     // As a record's own equals, hashCode and toString (component by component, hash 31 * h + component),
