@@ -34,6 +34,8 @@ final class DecisionBindings {
     private static final int MAX_CHOICES = 256;
     private final FactHandle request;
     private final Map<Class<?>, List<FactHandle>> decided;
+    /** Each beta constraint asked so far, by identity: its {@link Compared}, or {@link #LEFT_OUT}. */
+    private final Map<LambdaConstraint, Object> compared = new java.util.IdentityHashMap<>(8);
 
     DecisionBindings(FactHandle request, Collection<?> decided) {
         this.request = request;
@@ -89,19 +91,36 @@ final class DecisionBindings {
      * compared patterns could match); a constraint reading anything else is left out.
      */
     boolean passes(Pattern pattern, FactHandle fact) {
-        for (Constraint c : pattern.getConstraints()) {
+        List<Constraint> constraints = pattern.getConstraints();
+        for (int i = 0, n = constraints.size(); i < n; i++) { // no iterator: asked for every lease of every proof
+            Constraint c = constraints.get(i);
             if (c.getType() == Constraint.ConstraintType.ALPHA && c instanceof AlphaNodeFieldConstraint a) {
                 if (!a.isAllowed(fact, null)) {
                     return false;
                 }
             } else if (c.getType() == Constraint.ConstraintType.BETA && c instanceof LambdaConstraint l) {
-                List<Pattern> onDecisions = comparedDecisions(l.getRequiredDeclarations(), pattern);
-                if (onDecisions != null && !somePasses(l, fact, onDecisions)) {
+                Compared compared = comparedBy(l, pattern);
+                if (compared != null && !compared.somePasses(fact)) {
                     return false;
                 }
             }
         }
         return true;
+    }
+
+    /**
+     * What {@code constraint} of {@code own} compares with ({@link #comparedDecisions}), worked out
+     * once per constraint for these bindings (a proof asks it of every lease it looks at); null when
+     * it is left out.
+     */
+    private Compared comparedBy(LambdaConstraint constraint, Pattern own) {
+        Object known = compared.get(constraint);
+        if (known == null) {
+            List<Pattern> onDecisions = comparedDecisions(constraint.getRequiredDeclarations(), own);
+            known = onDecisions == null ? LEFT_OUT : new Compared(constraint, onDecisions);
+            compared.put(constraint, known);
+        }
+        return known == LEFT_OUT ? null : (Compared) known;
     }
 
     /**
@@ -132,34 +151,58 @@ final class DecisionBindings {
         return request || !onDecisions.isEmpty() ? onDecisions : null;
     }
 
-    /** Whether the constraint passes for {@code fact} with some decision in each compared pattern's place. */
-    boolean somePasses(LambdaConstraint constraint, FactHandle fact, List<Pattern> onDecisions) {
-        long choices = 1;
-        int width = 0;
-        for (Pattern p : onDecisions) {
-            choices *= of(((ClassObjectType) p.getObjectType()).getClassType()).size();
-            if (choices > MAX_CHOICES) {
-                return true; // too many to try: left out
+    /** A constraint that reads nothing but its own fact, the request and these decision patterns, and a tuple to try it on. */
+    private final class Compared {
+        private final LambdaConstraint constraint;
+        private final List<Pattern> onDecisions;
+        /** Too many choices of decisions to try: left out (lets every fact through). */
+        private final boolean tooMany;
+        /**
+         * The chosen decisions at their patterns' positions, the request at every other: one array and
+         * one tuple per constraint, filled in as the choices are tried. Every position a choice may
+         * leave set is one of these patterns', set again before each evaluation.
+         */
+        private final FactHandle[] chosen;
+        private final ProofTuple tuple;
+
+        Compared(LambdaConstraint constraint, List<Pattern> onDecisions) {
+            this.constraint = constraint;
+            this.onDecisions = onDecisions;
+            long choices = 1;
+            int width = 0;
+            boolean over = false;
+            for (Pattern p : onDecisions) {
+                choices *= of(((ClassObjectType) p.getObjectType()).getClassType()).size();
+                if (choices > MAX_CHOICES) {
+                    over = true;
+                    break;
+                }
+                width = Math.max(width, p.getTupleIndex() + 1);
             }
-            width = Math.max(width, p.getTupleIndex() + 1);
+            this.tooMany = over;
+            FactHandle[] slots = new FactHandle[width];
+            this.chosen = slots;
+            this.tuple = new ProofTuple(i -> i < slots.length && slots[i] != null ? slots[i] : request, request, Integer.MAX_VALUE);
         }
-        // The chosen decisions at their patterns' positions, the request at every other: one array
-        // and one tuple per question, filled in as the choices are tried (every proof asks this).
-        FactHandle[] chosen = new FactHandle[width];
-        ProofTuple tuple = new ProofTuple(i -> i < chosen.length && chosen[i] != null ? chosen[i] : request, request,
-                Integer.MAX_VALUE);
-        return somePasses(constraint, fact, tuple, onDecisions, 0, chosen);
+
+        /** Whether the constraint passes for {@code fact} with some decision in each compared pattern's place. */
+        boolean somePasses(FactHandle fact) {
+            return tooMany || DecisionBindings.somePasses(constraint, fact, tuple, onDecisions, 0, chosen, DecisionBindings.this);
+        }
     }
 
-    private boolean somePasses(LambdaConstraint constraint, FactHandle fact, ProofTuple tuple, List<Pattern> onDecisions,
-                               int next, FactHandle[] chosen) {
+    /** Marks a constraint left out in {@link #compared}. */
+    private static final Object LEFT_OUT = new Object();
+
+    private static boolean somePasses(LambdaConstraint constraint, FactHandle fact, ProofTuple tuple, List<Pattern> onDecisions,
+                                      int next, FactHandle[] chosen, DecisionBindings bindings) {
         if (next == onDecisions.size()) {
             return constraint.getEvaluator().evaluate(fact, tuple, null);
         }
         Pattern p = onDecisions.get(next);
-        for (FactHandle decision : of(((ClassObjectType) p.getObjectType()).getClassType())) {
+        for (FactHandle decision : bindings.of(((ClassObjectType) p.getObjectType()).getClassType())) {
             chosen[p.getTupleIndex()] = decision;
-            if (somePasses(constraint, fact, tuple, onDecisions, next + 1, chosen)) {
+            if (somePasses(constraint, fact, tuple, onDecisions, next + 1, chosen, bindings)) {
                 return true;
             }
         }
