@@ -21,6 +21,23 @@ public record Lease(String id, String requestId, String tenantId, String poolId,
         shares = shares == null ? List.of() : List.copyOf(shares);
     }
 
+    /**
+     * Whether {@code other} equals this lease in every component but its last heartbeat: what a
+     * heartbeat alone changes ({@link LeaseTransitions#heartbeat}). Asked of every lease a replay's
+     * heartbeats restate, by each state that follows the model, so it builds nothing.
+     */
+    public boolean sameApartFromHeartbeat(Lease other) {
+        return other != null && java.util.Objects.equals(id, other.id) && java.util.Objects.equals(requestId, other.requestId)
+                && java.util.Objects.equals(tenantId, other.tenantId) && java.util.Objects.equals(poolId, other.poolId)
+                && kind == other.kind && priority == other.priority && preemptible == other.preemptible
+                && borrowed == other.borrowed && java.util.Objects.equals(gangId, other.gangId) && state == other.state
+                && java.util.Objects.equals(createdAt, other.createdAt) && java.util.Objects.equals(expiresAt, other.expiresAt)
+                && java.util.Objects.equals(deadline, other.deadline) && java.util.Objects.equals(notice, other.notice)
+                && java.util.Objects.equals(priorityClass, other.priorityClass)
+                && java.util.Objects.equals(lenderId, other.lenderId) && java.util.Objects.equals(endedAt, other.endedAt)
+                && (shares == other.shares || shares.equals(other.shares));
+    }
+
     /** A lease without accounting terms (no priority class, no lender) that has not ended. */
     public Lease(String id, String requestId, String tenantId, String poolId, WorkloadKind kind, int priority,
                  boolean preemptible, boolean borrowed, String gangId, LeaseState state, List<DeviceShare> shares,

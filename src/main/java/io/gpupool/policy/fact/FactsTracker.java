@@ -104,7 +104,7 @@ public final class FactsTracker extends SnapshotFollower<SnapshotFacts> {
         Map<String, Lease> heard = new java.util.HashMap<>();
         for (Lease added : delta.leasesAdded()) {
             Lease was = removed.get(added.id());
-            if (was != null && io.gpupool.domain.lease.LeaseTransitions.heartbeat(was, added.lastHeartbeat()).equals(added)) {
+            if (was != null && was.sameApartFromHeartbeat(added)) {
                 heard.put(added.id(), added);
             }
         }

@@ -3,7 +3,6 @@ package io.gpupool.request.decision;
 import io.gpupool.domain.inventory.Device;
 import io.gpupool.domain.lease.DeviceShare;
 import io.gpupool.domain.lease.Lease;
-import io.gpupool.domain.lease.LeaseTransitions;
 import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.policy.engine.Evaluation;
 import io.gpupool.policy.engine.EvaluationMemo;
@@ -195,7 +194,7 @@ final class RepeatedRetries {
                 delta.leasesAdded().forEach(l -> added.put(l.id(), l));
                 for (Lease removed : delta.leasesRemoved()) {
                     Lease replacement = added.get(removed.id());
-                    if (replacement != null && LeaseTransitions.heartbeat(removed, replacement.lastHeartbeat()).equals(replacement)) {
+                    if (removed.sameApartFromHeartbeat(replacement)) {
                         added.remove(removed.id()); // a heartbeat: nothing a retry plans or ranks with moved
                         continue;
                     }
