@@ -105,10 +105,16 @@ public final class SimulatedScheduler {
         this.pipeline.leaseIds(() -> {
             String id;
             do {
-                id = String.format("replay-lease-%08d", ++next[0]);
+                id = replayLeaseId(++next[0]);
             } while (model.current().lease(id).isPresent());
             return id;
         });
+    }
+
+    /** {@code String.format("replay-lease-%08d", n)} without the formatter: one per lease a replay places. */
+    static String replayLeaseId(long n) {
+        String digits = Long.toString(n);
+        return "replay-lease-" + "0".repeat(Math.max(0, 8 - digits.length())) + digits;
     }
 
     /** How many queue passes and sweep evaluations ran and how many were skipped as unable to change anything. */
