@@ -14,6 +14,7 @@ import org.drools.base.rule.constraint.AlphaNodeFieldConstraint;
 import org.drools.base.rule.constraint.Constraint;
 import org.kie.api.runtime.rule.FactHandle;
 
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -27,7 +28,9 @@ final class RuleConditions {
 
     /** Whether {@code fact} passes every constraint of {@code pattern} that tests the fact alone (its alpha constraints). */
     static boolean passesAlone(Pattern pattern, FactHandle fact) {
-        for (Constraint c : pattern.getConstraints()) {
+        List<Constraint> constraints = pattern.getConstraints();
+        for (int i = 0, n = constraints.size(); i < n; i++) { // no iterator: asked for every lease of every proof
+            Constraint c = constraints.get(i);
             if (c.getType() == Constraint.ConstraintType.ALPHA && c instanceof AlphaNodeFieldConstraint a
                     && !a.isAllowed(fact, null)) {
                 return false;

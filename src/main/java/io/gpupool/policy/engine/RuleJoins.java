@@ -58,10 +58,14 @@ final class RuleJoins {
     static List<FactHandle> passingAlpha(Pattern pattern, Collection<?> facts) {
         List<FactHandle> passing = new ArrayList<>();
         long id = 0;
+        // One handle to test every fact on (alpha constraints read only its object); a handle of its
+        // own only for a fact that passes: the sweep's proof asks this of every lease at every sweep.
+        DefaultFactHandle tried = new DefaultFactHandle(0, null);
         for (Object fact : facts) {
-            DefaultFactHandle handle = new DefaultFactHandle(++id, fact);
-            if (RuleConditions.passesAlone(pattern, handle)) {
-                passing.add(handle);
+            ++id;
+            tried.setObject(fact);
+            if (RuleConditions.passesAlone(pattern, tried)) {
+                passing.add(new DefaultFactHandle(id, fact));
             }
         }
         return passing;

@@ -81,6 +81,40 @@ final class LeaseFacts {
         return List.copyOf(facts);
     }
 
+    /**
+     * {@code fact}, derived without usage samples and with no node reporting, as derived
+     * {@code seconds} later for the same lease, devices and tenants: its ages (runtime, heartbeat)
+     * grow by that much and its remaining time to live shrinks by it, nothing else moves (ages are
+     * whole seconds between an instant and the evaluation's whole second, so they add exactly).
+     */
+    static LeaseFact aged(LeaseFact fact, long seconds) {
+        if (fact.usage() != UsageHistory.NONE || fact.reportAgeSeconds() != -1) {
+            throw new IllegalArgumentException("Only a fact without usage samples or node reports ages by a sum: "
+                    + fact.leaseId());
+        }
+        return new LeaseFact(fact.leaseId(), fact.requestId(), fact.tenantId(), fact.orgId(), fact.poolId(), fact.kind(),
+                fact.priority(), fact.preemptible(), fact.borrowed(), fact.gangId(), fact.state(), fact.gpuMilli(),
+                fact.deviceIds(), fact.models(), fact.runtimeSeconds() + seconds, fact.sampled(), fact.utilisation(),
+                fact.idleSeconds(), fact.heartbeatAgeSeconds() + seconds, fact.hasTtl(),
+                fact.hasTtl() ? fact.ttlRemainingSeconds() - seconds : 0, fact.worstDeviceHealth(), fact.usage(),
+                fact.usageSource(), fact.usageAgeSeconds(), fact.reportedUtilisation(), fact.reportAgeSeconds());
+    }
+
+    /**
+     * The fact of {@code lease}, heard since {@code fact} was derived at {@code now} for its earlier
+     * version (the same lease apart from its last heartbeat, {@link Lease#sameApartFromHeartbeat}):
+     * only its heartbeat age differs from a fresh derivation's.
+     */
+    static LeaseFact heard(LeaseFact fact, Lease lease, Instant now) {
+        Instant heartbeat = lease.lastHeartbeat() != null ? lease.lastHeartbeat() : lease.createdAt();
+        return new LeaseFact(fact.leaseId(), fact.requestId(), fact.tenantId(), fact.orgId(), fact.poolId(), fact.kind(),
+                fact.priority(), fact.preemptible(), fact.borrowed(), fact.gangId(), fact.state(), fact.gpuMilli(),
+                fact.deviceIds(), fact.models(), fact.runtimeSeconds(), fact.sampled(), fact.utilisation(),
+                fact.idleSeconds(), SnapshotFacts.secondsBetween(heartbeat, now), fact.hasTtl(), fact.ttlRemainingSeconds(),
+                fact.worstDeviceHealth(), fact.usage(), fact.usageSource(), fact.usageAgeSeconds(), fact.reportedUtilisation(),
+                fact.reportAgeSeconds());
+    }
+
     /** One lease's fact. */
     private static LeaseFact fact(PoolSnapshot snapshot, Lease l, Instant now, Map<String, TenantFact> tenants,
                                   Map<String, List<UsageSample>> samples, UsageWindow window) {

@@ -13,6 +13,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -20,8 +21,12 @@ import java.util.Set;
  * every lease of the pools in question (20,000 at the benchmark's scale); deriving them, or even
  * filtering 50,000 leases by pool, for each queued request would cost more than the rules. A
  * pool's facts are derived on first use in a second, then kept current by the {@link FactsTracker}
- * from each commit's delta; a new second or a snapshot other than the tracker's latest starts over,
- * so the facts always equal a fresh derivation at that second (FactsTrackerTest checks it).
+ * from each commit's delta; a snapshot other than the tracker's latest starts over, so the facts
+ * always equal a fresh derivation at that second (FactsTrackerTest checks it). A new second keeps
+ * them: each pool's facts stay at the second they were derived at (a lease a commit changes is
+ * derived at that second too) and are moved to the new second when next used
+ * ({@link LeaseFacts#aged}: these facts read no usage samples, so only their ages move, each by the
+ * seconds passed), unless a node of the fleet has an agent (a report's age is not a plain sum).
  * Single writer; synchronized because SnapshotFacts may be read from other threads.
  */
 final class PoolLeaseFacts {
@@ -29,25 +34,44 @@ final class PoolLeaseFacts {
     private long snapshotId;
     private long second = Long.MIN_VALUE;
     private final Map<String, Entry> byPool = new HashMap<>();
+    /** The node map {@link #noAgents} was worked out for. */
+    private Map<String, io.gpupool.domain.inventory.Node> nodesChecked;
+    private boolean noAgents;
 
-    /** One pool's lease facts, by lease and by the devices each holds (for a shortlist of devices). */
+    /**
+     * One pool's lease facts, by lease (in the snapshot's order: a replaced lease keeps its place)
+     * and the ids of the leases on each device and in each gang (for a shortlist of devices). The
+     * indexes hold ids, so a fact replaced by one on the same devices (a heartbeat, a new second)
+     * leaves them as they are.
+     */
     private static final class Entry {
+        /** The evaluation second every fact here is at. */
+        long second;
         final LinkedHashMap<String, LeaseFact> byId = new LinkedHashMap<>();
-        final Map<String, List<LeaseFact>> byDevice = new HashMap<>();
+        final Map<String, List<String>> byDevice = new HashMap<>();
         /** Each proof's judgement of these leases, kept current by {@link #put} and {@link #remove}. */
         final Map<LeaseProof, LeaseProof.Judgement> judged = new IdentityHashMap<>(4);
-        final Map<String, List<LeaseFact>> byGang = new HashMap<>();
+        final Map<String, List<String>> byGang = new HashMap<>();
+
+        Entry(long second) {
+            this.second = second;
+        }
 
         void put(LeaseFact fact) {
             LeaseFact old = byId.put(fact.leaseId(), fact);
             if (old != null) {
-                unindex(old);
+                judged.values().forEach(judgement -> judgement.remove(old));
             }
-            for (String device : fact.deviceIds()) {
-                byDevice.computeIfAbsent(device, d -> new ArrayList<>(8)).add(fact);
-            }
-            if (fact.gangId() != null) {
-                byGang.computeIfAbsent(fact.gangId(), g -> new ArrayList<>(4)).add(fact);
+            if (old == null || !old.deviceIds().equals(fact.deviceIds()) || !Objects.equals(old.gangId(), fact.gangId())) {
+                if (old != null) {
+                    unindex(old);
+                }
+                for (String device : fact.deviceIds()) {
+                    byDevice.computeIfAbsent(device, d -> new ArrayList<>(8)).add(fact.leaseId());
+                }
+                if (fact.gangId() != null) {
+                    byGang.computeIfAbsent(fact.gangId(), g -> new ArrayList<>(4)).add(fact.leaseId());
+                }
             }
             judged.values().forEach(judgement -> judgement.add(fact));
         }
@@ -56,23 +80,39 @@ final class PoolLeaseFacts {
             LeaseFact old = byId.remove(leaseId);
             if (old != null) {
                 unindex(old);
+                judged.values().forEach(judgement -> judgement.remove(old));
             }
         }
 
         private void unindex(LeaseFact fact) {
             for (String device : fact.deviceIds()) {
-                List<LeaseFact> onDevice = byDevice.get(device);
+                List<String> onDevice = byDevice.get(device);
                 if (onDevice != null) {
-                    onDevice.remove(fact);
+                    onDevice.remove(fact.leaseId());
                 }
             }
             if (fact.gangId() != null) {
-                List<LeaseFact> gang = byGang.get(fact.gangId());
-                if (gang != null && gang.remove(fact) && gang.isEmpty()) {
+                List<String> gang = byGang.get(fact.gangId());
+                if (gang != null && gang.remove(fact.leaseId()) && gang.isEmpty()) {
                     byGang.remove(fact.gangId());
                 }
             }
-            judged.values().forEach(judgement -> judgement.remove(fact));
+        }
+
+        /** Every fact moved to {@code to} in place ({@link LeaseFacts#aged}); the proofs judge them afresh. */
+        void ageTo(long to) {
+            long passed = to - second;
+            byId.replaceAll((id, fact) -> LeaseFacts.aged(fact, passed));
+            judged.clear();
+            second = to;
+        }
+
+        /** The facts of the members of {@code gang}. */
+        List<LeaseFact> gang(String gang) {
+            List<String> ids = byGang.getOrDefault(gang, List.of());
+            List<LeaseFact> members = new ArrayList<>(ids.size());
+            ids.forEach(id -> members.add(byId.get(id)));
+            return members;
         }
     }
 
@@ -80,30 +120,74 @@ final class PoolLeaseFacts {
         this.tenants = tenants;
     }
 
-    /** Follows the tracker to {@code snapshot}: patches the pools already derived, or forgets them at a new second. */
+    /**
+     * Follows the tracker to {@code snapshot}: patches the pools already derived, each at its own
+     * second; at a new second they are kept (and aged when next used) where their ages move by plain
+     * sums, else forgotten.
+     */
     synchronized void advance(PoolSnapshot snapshot, List<SnapshotDelta> deltas, Instant now) {
         snapshotId = snapshot.identity();
         if (now.getEpochSecond() != second) {
-            byPool.clear();
             second = now.getEpochSecond();
+            if (!agesBySums(snapshot)) {
+                byPool.clear();
+                return;
+            }
+        }
+        if (byPool.isEmpty()) {
             return;
         }
         for (SnapshotDelta delta : deltas) {
-            Set<String> replaced = new HashSet<>();
-            delta.leasesAdded().forEach(l -> replaced.add(l.id()));
+            Map<String, Lease> replaced = new HashMap<>();
+            delta.leasesAdded().forEach(l -> replaced.put(l.id(), l));
+            Map<String, Lease> heard = new HashMap<>();
             for (Lease lease : delta.leasesRemoved()) {
                 Entry pool = byPool.get(lease.poolId());
-                if (pool != null && !replaced.contains(lease.id())) { // a replaced lease keeps its place, as in the snapshot
+                Lease replacement = replaced.get(lease.id());
+                if (pool != null && replacement == null) { // a replaced lease keeps its place, as in the snapshot
                     pool.remove(lease.id());
+                } else if (pool != null && lease.sameApartFromHeartbeat(replacement)) {
+                    heard.put(lease.id(), replacement);
                 }
             }
             for (Lease lease : delta.leasesAdded()) {
                 Entry pool = byPool.get(lease.poolId());
-                if (pool != null) {
-                    pool.put(derive(snapshot, List.of(lease), now).get(0));
+                if (pool == null) {
+                    continue;
                 }
+                // Derived at the pool's own second, like the facts beside it; a heartbeat alone moves its age only.
+                Instant at = pool.second == second ? now : Instant.ofEpochSecond(pool.second);
+                LeaseFact was = heard.get(lease.id()) == lease ? pool.byId.get(lease.id()) : null;
+                pool.put(was != null ? LeaseFacts.heard(was, lease, at) : derive(snapshot, List.of(lease), at).get(0));
             }
         }
+    }
+
+    /**
+     * Whether lease facts derived at one second give those of a later one by adding the seconds
+     * passed to their ages: true unless a node of {@code snapshot} has an agent (a lease's report
+     * age is the largest of its nodes', floored at -1, which is not a plain sum). Remembered per
+     * node map: the fleet's nodes change far less often than the second.
+     */
+    private boolean agesBySums(PoolSnapshot snapshot) {
+        Map<String, io.gpupool.domain.inventory.Node> nodes = snapshot.nodes();
+        if (nodes != nodesChecked) {
+            nodesChecked = nodes;
+            noAgents = nodes.values().stream().allMatch(n -> n.agent() == null);
+        }
+        return noAgents;
+    }
+
+    /** The pool's facts at this cache's second: {@code pool}'s own, or moved there from its second. */
+    private Entry current(PoolSnapshot snapshot, String pool) {
+        Entry entry = byPool.get(pool);
+        if (entry == null) {
+            entry = derivePool(snapshot, pool, Instant.ofEpochSecond(second));
+            byPool.put(pool, entry);
+        } else if (entry.second != second) {
+            entry.ageTo(second);
+        }
+        return entry;
     }
 
     /** Starts over at {@code snapshot} (after a rebuild). */
@@ -123,16 +207,17 @@ final class PoolLeaseFacts {
         }
         List<LeaseFact> facts = new ArrayList<>();
         for (String pool : pools) {
-            Entry entry = byPool.computeIfAbsent(pool, p -> derivePool(snapshot, p, now));
+            Entry entry = current(snapshot, pool);
             if (devices == null) {
                 facts.addAll(entry.byId.values());
                 continue;
             }
-            // A lease on several of the devices is listed once (identity: facts are not re-derived here).
-            Set<LeaseFact> multi = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            // A lease on several of the devices is listed once.
+            Set<String> multi = new HashSet<>();
             for (String device : devices) {
-                for (LeaseFact fact : entry.byDevice.getOrDefault(device, List.of())) {
-                    if (fact.deviceIds().size() == 1 || multi.add(fact)) {
+                for (String id : entry.byDevice.getOrDefault(device, List.of())) {
+                    LeaseFact fact = entry.byId.get(id);
+                    if (fact.deviceIds().size() == 1 || multi.add(id)) {
                         facts.add(fact);
                     }
                 }
@@ -154,12 +239,12 @@ final class PoolLeaseFacts {
         if (!follows(snapshot, now)) {
             return false;
         }
-        Entry entry = byPool.computeIfAbsent(pool, p -> derivePool(snapshot, p, now));
+        Entry entry = current(snapshot, pool);
         LeaseProof.Judgement judgement = entry.judged.computeIfAbsent(proof, p -> java.util.Objects.requireNonNullElse(
                 p.judge(java.util.Collections.unmodifiableCollection(entry.byId.values())), LeaseProof.NOTHING_PROVEN));
         // devices null: every lease of the pool is handed to the search (holdsAny says so too)
         return judgement.namesNobody(request, decided, lease -> SnapshotFacts.holdsAny(lease, devices) || lease.gangId() != null
-                && entry.byGang.getOrDefault(lease.gangId(), List.of()).stream().anyMatch(m -> SnapshotFacts.holdsAny(m, devices)));
+                && entry.gang(lease.gangId()).stream().anyMatch(m -> SnapshotFacts.holdsAny(m, devices)));
     }
 
     /** Whether this cache is at {@code snapshot}'s state and second (else {@link #facts} derives afresh). */
@@ -169,7 +254,7 @@ final class PoolLeaseFacts {
 
     private Entry derivePool(PoolSnapshot snapshot, String pool, Instant now) {
         List<Lease> leases = snapshot.leases().values().stream().filter(l -> pool.equals(l.poolId())).toList();
-        Entry entry = new Entry();
+        Entry entry = new Entry(now.getEpochSecond());
         derive(snapshot, leases, now).forEach(entry::put);
         return entry;
     }

@@ -41,10 +41,10 @@ class FactsTrackerTest {
                     .isEqualTo(SnapshotFacts.of(s, second, List.of(), UsageWindow.DEFAULT).forPreemption(request, List.of("train")));
             java.util.Set<String> someDevices = s.devices().keySet().stream().filter(d -> d.hashCode() % 3 == 0)
                     .collect(java.util.stream.Collectors.toSet());
-            assertThat(new java.util.HashSet<>(tracked.forPreemption(request, List.of("train"), List.of("train"), someDevices)))
+            assertThat(tracked.forPreemption(request, List.of("train"), List.of("train"), someDevices))
                     .as("preemption facts on a shortlist of devices (indexed by device) at step %d", step)
-                    .isEqualTo(new java.util.HashSet<>(SnapshotFacts.of(s, second, List.of(), UsageWindow.DEFAULT)
-                            .forPreemption(request, List.of("train"), List.of("train"), someDevices)));
+                    .containsExactlyInAnyOrderElementsOf(SnapshotFacts.of(s, second, List.of(), UsageWindow.DEFAULT)
+                            .forPreemption(request, List.of("train"), List.of("train"), someDevices));
         }
     }
 
@@ -102,6 +102,35 @@ class FactsTrackerTest {
         assertThat(tracked.forPreemption(request, List.of("train")))
                 .as("%s: preemption facts at step %d", which, step)
                 .isEqualTo(SnapshotFacts.of(s, second, List.of(), UsageWindow.DEFAULT).forPreemption(request, List.of("train")));
+    }
+
+    @ParameterizedTest(name = "seed {0}: with node agents reporting, lease facts kept across seconds still equal fresh ones")
+    @ValueSource(longs = {1, 2, 3})
+    void withNodeAgentsReportingLeaseFactsAcrossSecondsEqualFreshOnes(long seed) {
+        LeaseChurn churn = new LeaseChurn(seed);
+        FactsTracker tracker = new FactsTracker();
+        PoolSnapshot s = churn.fleet();
+        // Agents on half the nodes, one of them reporting from a second ahead of the fleet's clock:
+        // a lease's report age is the largest of its nodes' (at least -1), which no sum of seconds gives.
+        io.gpupool.snapshot.PoolSnapshotBuilder withAgents = s.toBuilder().version(s.version() + 1);
+        int n = 0;
+        for (io.gpupool.domain.inventory.Node node : s.nodes().values()) {
+            if (n++ % 2 == 0) {
+                Instant reported = n == 1 ? s.takenAt().plusSeconds(2) : s.takenAt().minusSeconds(n);
+                withAgents.node(node.withAgent(new io.gpupool.domain.inventory.NodeAgent(1, reported, 10, "agent")));
+            }
+        }
+        s = withAgents.build();
+        RequestFact request = new RequestFact("r", "a", "TRAINING", 2, 1000, null, List.of(), 0, 1, null, true, 0);
+        for (int step = 0; step < 200; step++) {
+            s = churn.step(s);
+            Instant second = s.takenAt().truncatedTo(ChronoUnit.SECONDS);
+            for (String pool : List.of("train", "shared")) {
+                assertThat(tracker.of(s).forPreemption(request, List.of(pool)))
+                        .as("preemption facts in %s at step %d", pool, step)
+                        .isEqualTo(SnapshotFacts.of(s, second, List.of(), UsageWindow.DEFAULT).forPreemption(request, List.of(pool)));
+            }
+        }
     }
 
     /** Every tenant's ancestor guarantees, as kept across versions that share usage rows, equal fresh ones. */
