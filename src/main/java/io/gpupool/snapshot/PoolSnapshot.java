@@ -167,7 +167,8 @@ public final class PoolSnapshot {
 
     /** Milli-GPU held on the device by leases in this snapshot (0..1000). */
     public int usedMilli(String deviceId) {
-        return usedMilliByDevice.getOrDefault(deviceId, 0);
+        Integer milli = usedMilliByDevice.get(deviceId); // not getOrDefault: a persistent map's miss would be looked up twice
+        return milli == null ? 0 : milli;
     }
 
     public int freeMilli(String deviceId) {

@@ -195,7 +195,8 @@ public final class PoolSnapshotBuilder {
         PMap<String, Integer> used = promised ? base.promisedMilliByDevice() : base.usedMilliByDevice();
         for (Map.Entry<String, Integer> moved : change.entrySet()) {
             if (moved.getValue() != 0) {
-                int milli = used.getOrDefault(moved.getKey(), 0) + moved.getValue();
+                Integer held = used.get(moved.getKey()); // not getOrDefault: a miss would be looked up twice
+                int milli = (held == null ? 0 : held) + moved.getValue();
                 used = milli == 0 ? used.minus(moved.getKey()) : used.plus(moved.getKey(), milli);
             }
         }
