@@ -31,6 +31,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * The rules of a compiled policy that can name a preemption victim, read from the compiled rules as
@@ -304,7 +305,7 @@ public final class PreemptingRules implements LeaseProof {
          * request: the same test as {@link #nameNobody} on that pattern, on the few leases that could pass it.
          */
         @Override
-        public boolean namesNobody(RequestFact request, Collection<?> decided, LeaseProof.Asked asked) {
+        public boolean namesNobody(RequestFact request, Collection<?> decided, Predicate<LeaseFact> asked) {
             if (broken) {
                 return false;
             }
@@ -313,7 +314,7 @@ public final class PreemptingRules implements LeaseProof {
                 for (int r = 0; r < patterns.size(); r++) {
                     boolean blocked = !bindings.allFind(onDecisions.get(r));
                     for (int p = 0; p < patterns.get(r).size() && !blocked; p++) {
-                        blocked = noneAskedPasses(patterns.get(r).get(p), passing.get(r).get(p), asked, bindings);
+                        blocked = noneAskedPasses(patterns.get(r).get(p), passing.get(r).get(p).values(), asked, bindings);
                     }
                     if (!blocked) {
                         return false;
@@ -325,21 +326,9 @@ public final class PreemptingRules implements LeaseProof {
             }
         }
 
-        private static boolean noneAskedPasses(Pattern pattern, Map<String, FactHandle> passingById, LeaseProof.Asked asked,
+        private static boolean noneAskedPasses(Pattern pattern, Collection<FactHandle> leases, Predicate<LeaseFact> asked,
                                                DecisionBindings bindings) {
-            // The smaller side is walked: the search's few leases looked up among those passing, or
-            // those passing tested for being handed to the search. The same leases are tried either way.
-            Collection<LeaseFact> listed = asked.listedIfFewerThan(passingById.size());
-            if (listed != null) {
-                for (LeaseFact lease : listed) {
-                    FactHandle passing = passingById.get(lease.leaseId());
-                    if (passing != null && bindings.passes(pattern, passing)) {
-                        return false;
-                    }
-                }
-                return true;
-            }
-            for (FactHandle lease : passingById.values()) {
+            for (FactHandle lease : leases) {
                 if (asked.test((LeaseFact) lease.getObject()) && bindings.passes(pattern, lease)) {
                     return false;
                 }

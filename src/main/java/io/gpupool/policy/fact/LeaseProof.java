@@ -1,6 +1,7 @@
 package io.gpupool.policy.fact;
 
 import java.util.Collection;
+import java.util.function.Predicate;
 
 /**
  * A proof that a victim search names nobody, in two steps: a judgement of a pool's lease facts at one
@@ -24,26 +25,10 @@ public interface LeaseProof {
         }
 
         @Override
-        public boolean namesNobody(RequestFact request, Collection<?> decided, Asked asked) {
+        public boolean namesNobody(RequestFact request, Collection<?> decided, Predicate<LeaseFact> asked) {
             return false;
         }
     };
-
-    /**
-     * The leases a search is handed, among one pool's: a test for any one of them, and, where the
-     * search asks about few cards, the list of them, so a proof looks up those few instead of testing
-     * each lease that could pass a pattern (thousands in a pool, against the few hundred cards of a
-     * shortlist's page).
-     */
-    interface Asked {
-        boolean test(LeaseFact lease);
-
-        /**
-         * Every lease handed to the search, each once, where the search asks about fewer than
-         * {@code than} cards; null otherwise (test the candidates instead).
-         */
-        Collection<LeaseFact> listedIfFewerThan(int than);
-    }
 
     /** What the proof keeps about one pool's leases; told of each lease fact that joins or leaves. */
     interface Judgement {
@@ -57,6 +42,6 @@ public interface LeaseProof {
          * nobody; {@code decided}: what policy decided about the request in that search before naming
          * anyone, where known (null otherwise).
          */
-        boolean namesNobody(RequestFact request, Collection<?> decided, Asked asked);
+        boolean namesNobody(RequestFact request, Collection<?> decided, Predicate<LeaseFact> asked);
     }
 }

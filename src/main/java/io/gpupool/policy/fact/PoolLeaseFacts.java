@@ -242,64 +242,9 @@ final class PoolLeaseFacts {
         Entry entry = current(snapshot, pool);
         LeaseProof.Judgement judgement = entry.judged.computeIfAbsent(proof, p -> java.util.Objects.requireNonNullElse(
                 p.judge(java.util.Collections.unmodifiableCollection(entry.byId.values())), LeaseProof.NOTHING_PROVEN));
-        return judgement.namesNobody(request, decided, new Asked(entry, devices));
-    }
-
-    /**
-     * The leases of one pool a search asking about {@code devices} is handed (every one when null):
-     * those on the devices and the other members of their gangs ({@link #facts} and
-     * {@code SnapshotFacts.forPreemption}).
-     */
-    private static final class Asked implements LeaseProof.Asked {
-        private final Entry entry;
-        private final Set<String> devices;
-        private List<LeaseFact> listed;
-
-        Asked(Entry entry, Set<String> devices) {
-            this.entry = entry;
-            this.devices = devices;
-        }
-
-        @Override
-        public boolean test(LeaseFact lease) {
-            return SnapshotFacts.holdsAny(lease, devices) || lease.gangId() != null
-                    && entry.gang(lease.gangId()).stream().anyMatch(m -> SnapshotFacts.holdsAny(m, devices));
-        }
-
-        @Override
-        public Collection<LeaseFact> listedIfFewerThan(int than) {
-            if (devices == null || devices.size() >= than) {
-                return null;
-            }
-            if (listed == null) {
-                Set<String> seen = new HashSet<>();
-                List<LeaseFact> leases = new ArrayList<>();
-                for (String device : devices) {
-                    for (String id : entry.byDevice.getOrDefault(device, List.of())) {
-                        if (seen.add(id)) {
-                            LeaseFact lease = entry.byId.get(id);
-                            leases.add(lease);
-                            if (lease.gangId() != null) {
-                                for (String member : entry.byGang.getOrDefault(lease.gangId(), List.of())) {
-                                    if (seen.add(member)) {
-                                        leases.add(entry.byId.get(member));
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-                listed = leases;
-            }
-            return listed;
-        }
-    }
-
-    /** What a search asking about {@code devices} among {@code pool}'s leases is handed, for tests. */
-    static LeaseProof.Asked askedAmong(Collection<LeaseFact> pool, Set<String> devices) {
-        Entry entry = new Entry(0);
-        pool.forEach(entry::put);
-        return new Asked(entry, devices);
+        // devices null: every lease of the pool is handed to the search (holdsAny says so too)
+        return judgement.namesNobody(request, decided, lease -> SnapshotFacts.holdsAny(lease, devices) || lease.gangId() != null
+                && entry.gang(lease.gangId()).stream().anyMatch(m -> SnapshotFacts.holdsAny(m, devices)));
     }
 
     /** Whether this cache is at {@code snapshot}'s state and second (else {@link #facts} derives afresh). */
