@@ -77,6 +77,7 @@ final class GracePeriods {
     private static Mutation<Integer> end(List<String> leaseIds, Instant now) {
         return (before, changes) -> {
             int ended = 0;
+            LastInstantText deadlines = new LastInstantText();
             for (String leaseId : leaseIds) {
                 Lease current = before.lease(leaseId).orElse(null);
                 if (current == null || current.state() != LeaseState.PREEMPTING) {
@@ -90,7 +91,7 @@ final class GracePeriods {
                         preemptor != null ? preemptor : current.requestId(), current.id(), current.tenantId(),
                         notice == null ? List.of() : notice.ruleNames(), notice == null ? null : notice.policyVersion(),
                         notice == null ? "GRACE_ENDED" : notice.reasonCode(),
-                        "Grace period ended at " + current.deadline() + "; GPUs taken back"), now);
+                        "Grace period ended at " + deadlines.of(current.deadline()) + "; GPUs taken back"), now);
                 changes.endRequestOf(gone, now);
                 ended++;
             }

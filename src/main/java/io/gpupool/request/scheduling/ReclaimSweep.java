@@ -126,8 +126,9 @@ final class ReclaimSweep {
             return evaluation;
         }
         WritesInParts.inParts(model, evaluation.reclaimPlan(), changesPerWrite, part -> (before, changes) -> {
+            LastInstantText deadlines = new LastInstantText();
             for (ReclaimOrder order : part) {
-                reclaim(before, changes, order, grace, now);
+                reclaim(before, changes, order, grace, now, deadlines);
             }
             return part.size();
         });
@@ -135,7 +136,8 @@ final class ReclaimSweep {
     }
 
     /** One reclaim order: TTL and broken hardware end the lease now, anything else gives it notice. */
-    private static Lease reclaim(PoolSnapshot before, Changes changes, ReclaimOrder order, Duration grace, Instant now) {
+    private static Lease reclaim(PoolSnapshot before, Changes changes, ReclaimOrder order, Duration grace, Instant now,
+                                 LastInstantText deadlines) {
         Lease lease = before.lease(order.leaseId()).orElse(null);
         if (lease == null || lease.state() != LeaseState.ACTIVE) {
             return null;
@@ -150,7 +152,7 @@ final class ReclaimSweep {
                 : immediate ? DecisionAction.RECLAIM : DecisionAction.NOTICE;
         LoggedDecision logged = LoggedDecision.of(action, lease.requestId(), lease.id(), lease.tenantId(),
                 List.of(order.ruleName()), order.policyVersion(), order.reasonCode(), order.message()
-                        + (immediate ? "" : "; GPUs are taken at " + changed.deadline()));
+                        + (immediate ? "" : "; GPUs are taken at " + deadlines.of(changed.deadline())));
         changes.log(order.idleSeconds() < 0 ? logged : logged.withIdleSince(now.minusSeconds(order.idleSeconds())), now);
         if (order.cause() == ReclaimCause.UNHEALTHY_DEVICE) {
             requeue(changes, lease, order, now);
