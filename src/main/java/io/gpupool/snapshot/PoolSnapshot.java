@@ -12,9 +12,8 @@ import io.gpupool.domain.tenancy.Quota;
 import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.domain.tenancy.Tenant;
 
-import org.pcollections.HashTreePMap;
-import org.pcollections.OrderedPMap;
-import org.pcollections.PMap;
+import org.organicdesign.fp.collections.ImMap;
+import org.organicdesign.fp.collections.PersistentHashMap;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -52,13 +51,13 @@ public final class PoolSnapshot {
     private final Map<String, Tenant> tenants;
     private final Map<String, Pool> pools;
     private final Map<String, Quota> quotas;
-    private final PMap<String, Lease> leases;
-    private final PMap<String, GpuRequest> queued;
+    private final OrderedIndex<String, Lease> leases;
+    private final OrderedIndex<String, GpuRequest> queued;
     private final Map<String, List<Device>> devicesByNode;
     private final NodeSizes nodeSizes;
-    private final PMap<String, Integer> usedMilliByDevice;
-    private final PMap<String, Integer> promisedMilliByDevice;
-    private final PMap<String, Lease> underNotice;
+    private final ImMap<String, Integer> usedMilliByDevice;
+    private final ImMap<String, Integer> promisedMilliByDevice;
+    private final OrderedIndex<String, Lease> underNotice;
 
     /**
      * Maps must be read-only; {@code devicesByNode} null means "index {@code devices} now";
@@ -67,9 +66,9 @@ public final class PoolSnapshot {
     PoolSnapshot(long version, Instant takenAt, SnapshotDelta delta, Map<String, Site> sites,
                  Map<String, Cluster> clusters, Map<String, Node> nodes, Map<String, Device> devices,
                  Map<String, DeviceProfile> profiles, Map<String, Tenant> tenants, Map<String, Pool> pools, Map<String, Quota> quotas,
-                 PMap<String, Lease> leases, PMap<String, GpuRequest> queued,
-                 Map<String, List<Device>> devicesByNode, NodeSizes nodeSizes, PMap<String, Integer> usedMilliByDevice,
-                 PMap<String, Integer> promisedMilliByDevice, PMap<String, Lease> underNotice) {
+                 OrderedIndex<String, Lease> leases, OrderedIndex<String, GpuRequest> queued,
+                 Map<String, List<Device>> devicesByNode, NodeSizes nodeSizes, ImMap<String, Integer> usedMilliByDevice,
+                 ImMap<String, Integer> promisedMilliByDevice, OrderedIndex<String, Lease> underNotice) {
         this.version = version;
         this.takenAt = takenAt;
         this.delta = delta;
@@ -129,13 +128,13 @@ public final class PoolSnapshot {
     /** Requests waiting in a queue, by id, in arrival order. */
     public Map<String, GpuRequest> queued() { return queued; }
 
-    PMap<String, Lease> leaseMap() { return leases; }
-    PMap<String, GpuRequest> queuedMap() { return queued; }
+    OrderedIndex<String, Lease> leaseMap() { return leases; }
+    OrderedIndex<String, GpuRequest> queuedMap() { return queued; }
     Map<String, List<Device>> devicesByNode() { return devicesByNode; }
     /** GPUs per node as a histogram, shared with every snapshot that has the same devices. */
     public NodeSizes nodeSizes() { return nodeSizes; }
-    PMap<String, Integer> usedMilliByDevice() { return usedMilliByDevice; }
-    PMap<String, Integer> promisedMilliByDevice() { return promisedMilliByDevice; }
+    ImMap<String, Integer> usedMilliByDevice() { return usedMilliByDevice; }
+    ImMap<String, Integer> promisedMilliByDevice() { return promisedMilliByDevice; }
 
     /**
      * Milli-GPU per device held by leases under a preemption notice (PREEMPTING): already promised
@@ -151,7 +150,7 @@ public final class PoolSnapshot {
      */
     public Map<String, Lease> underNotice() { return underNotice; }
 
-    PMap<String, Lease> underNoticeMap() { return underNotice; }
+    OrderedIndex<String, Lease> underNoticeMap() { return underNotice; }
 
     public Optional<Device> device(String id) { return Optional.ofNullable(devices.get(id)); }
     public Optional<DeviceProfile> profile(String deviceId) { return Optional.ofNullable(profiles.get(deviceId)); }
@@ -186,16 +185,16 @@ public final class PoolSnapshot {
         return chain;
     }
 
-    static PMap<String, Lease> noLeases() {
-        return OrderedPMap.empty();
+    static OrderedIndex<String, Lease> noLeases() {
+        return OrderedIndex.empty();
     }
 
-    static PMap<String, GpuRequest> noRequests() {
-        return OrderedPMap.empty();
+    static OrderedIndex<String, GpuRequest> noRequests() {
+        return OrderedIndex.empty();
     }
 
-    static PMap<String, Integer> noUsage() {
-        return HashTreePMap.empty();
+    static ImMap<String, Integer> noUsage() {
+        return PersistentHashMap.empty();
     }
 
     private static Map<String, List<Device>> indexDevicesByNode(Collection<Device> devices) {

@@ -12,7 +12,8 @@ import io.gpupool.domain.tenancy.Quota;
 import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.domain.request.RequestState;
 import io.gpupool.domain.tenancy.Tenant;
-import org.pcollections.PMap;
+import org.organicdesign.fp.collections.ImMap;
+import org.organicdesign.fp.collections.MutMap;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -42,8 +43,11 @@ public final class PoolSnapshotBuilder {
     private final CopyOnWriteMap<String, Tenant> tenants;
     private final CopyOnWriteMap<String, Pool> pools;
     private final CopyOnWriteMap<String, Quota> quotas;
-    private PMap<String, Lease> leases;
-    private PMap<String, GpuRequest> queued;
+    /** The leases as last handed to a snapshot (or the base's); {@link #leaseEdits} holds the changes since. */
+    private OrderedIndex<String, Lease> leases;
+    private OrderedIndex.Editor<String, Lease> leaseEdits;
+    private OrderedIndex<String, GpuRequest> queued;
+    private OrderedIndex.Editor<String, GpuRequest> queueEdits;
     /** Each touched lease id with the value it had in {@code base} (null: it was not there). */
     private final Map<String, Lease> leasesBefore = new LinkedHashMap<>();
 
@@ -92,17 +96,31 @@ public final class PoolSnapshotBuilder {
     /** Adds or replaces a lease; a lease that no longer holds devices is dropped from the snapshot. */
     public PoolSnapshotBuilder lease(Lease l) {
         changed = true;
-        if (!leasesBefore.containsKey(l.id())) {
-            leasesBefore.put(l.id(), leases.get(l.id()));
+        if (leaseEdits == null) {
+            leaseEdits = leases.edit();
         }
-        leases = l.state().holdsDevices() ? leases.plus(l.id(), l) : leases.minus(l.id());
+        if (!leasesBefore.containsKey(l.id())) {
+            leasesBefore.put(l.id(), leaseEdits.get(l.id()));
+        }
+        if (l.state().holdsDevices()) {
+            leaseEdits.put(l.id(), l);
+        } else {
+            leaseEdits.remove(l.id());
+        }
         return this;
     }
 
     /** Adds or replaces a request; one that no longer waits in a queue is dropped from the snapshot. */
     public PoolSnapshotBuilder request(GpuRequest r) {
         changed = true;
-        queued = r.state() == RequestState.QUEUED ? queued.plus(r.id(), r) : queued.minus(r.id());
+        if (queueEdits == null) {
+            queueEdits = queued.edit();
+        }
+        if (r.state() == RequestState.QUEUED) {
+            queueEdits.put(r.id(), r);
+        } else {
+            queueEdits.remove(r.id());
+        }
         return this;
     }
 
@@ -122,6 +140,15 @@ public final class PoolSnapshotBuilder {
     public PoolSnapshotBuilder leases(Collection<Lease> all) { all.forEach(this::lease); return this; }
 
     public PoolSnapshot build() {
+        // Changes after this build go to a fresh editor and never show through this snapshot.
+        if (leaseEdits != null) {
+            leases = leaseEdits.done();
+            leaseEdits = null;
+        }
+        if (queueEdits != null) {
+            queued = queueEdits.done();
+            queueEdits = null;
+        }
         SnapshotDelta delta = delta();
         boolean sameDevices = base != null && !devices.modified();
         return new PoolSnapshot(version, takenAt, delta, sites.freeze(), clusters.freeze(), nodes.freeze(),
@@ -168,7 +195,7 @@ public final class PoolSnapshotBuilder {
      * Milli-GPU per device held by every lease, or ({@code promised}) by leases under notice only:
      * the base's index plus the delta, or counted afresh without a base.
      */
-    private PMap<String, Integer> usage(SnapshotDelta delta, boolean promised) {
+    private ImMap<String, Integer> usage(SnapshotDelta delta, boolean promised) {
         if (base == null) {
             Map<String, Integer> used = new LinkedHashMap<>();
             for (Lease lease : leases.values()) {
@@ -176,7 +203,9 @@ public final class PoolSnapshotBuilder {
                     lease.shares().forEach(s -> used.merge(s.deviceId(), s.milli(), Integer::sum));
                 }
             }
-            return PoolSnapshot.noUsage().plusAll(used);
+            MutMap<String, Integer> counted = PoolSnapshot.noUsage().mutable();
+            used.forEach(counted::assoc);
+            return counted.immutable();
         }
         // Net change per device first: a lease replaced with the same shares (a notice, a heartbeat, a
         // state change) changes nothing here, and the persistent map is touched once per device that moved.
@@ -192,32 +221,41 @@ public final class PoolSnapshotBuilder {
                 lease.shares().forEach(s -> change.merge(s.deviceId(), s.milli(), Integer::sum));
             }
         }
-        PMap<String, Integer> used = promised ? base.promisedMilliByDevice() : base.usedMilliByDevice();
+        ImMap<String, Integer> used = promised ? base.promisedMilliByDevice() : base.usedMilliByDevice();
+        MutMap<String, Integer> edited = null; // one private copy of the touched nodes for all the moves
         for (Map.Entry<String, Integer> moved : change.entrySet()) {
             if (moved.getValue() != 0) {
-                Integer held = used.get(moved.getKey()); // not getOrDefault: a miss would be looked up twice
+                if (edited == null) {
+                    edited = used.mutable();
+                }
+                Integer held = edited.get(moved.getKey());
                 int milli = (held == null ? 0 : held) + moved.getValue();
-                used = milli == 0 ? used.minus(moved.getKey()) : used.plus(moved.getKey(), milli);
+                if (milli == 0) {
+                    edited.without(moved.getKey());
+                } else {
+                    edited.assoc(moved.getKey(), milli);
+                }
             }
         }
-        return used;
+        return edited == null ? used : edited.immutable();
     }
 
     /** The leases under notice: the base's plus the delta, or picked afresh without a base. */
-    private PMap<String, Lease> underNotice(SnapshotDelta delta) {
-        PMap<String, Lease> notice = base == null ? PoolSnapshot.noLeases() : base.underNoticeMap();
+    private OrderedIndex<String, Lease> underNotice(SnapshotDelta delta) {
+        OrderedIndex<String, Lease> notice = base == null ? PoolSnapshot.noLeases() : base.underNoticeMap();
         Collection<Lease> removed = base == null ? List.of() : delta.leasesRemoved();
         Collection<Lease> added = base == null ? leases.values() : delta.leasesAdded();
+        OrderedIndex.Editor<String, Lease> edited = notice.edit(); // hands the very map back if nothing moved
         for (Lease lease : removed) { // before the added: a lease replaced under notice stays under notice
             if (lease.state() == LeaseState.PREEMPTING) {
-                notice = notice.minus(lease.id());
+                edited.remove(lease.id());
             }
         }
         for (Lease lease : added) {
             if (lease.state() == LeaseState.PREEMPTING) {
-                notice = notice.plus(lease.id(), lease);
+                edited.put(lease.id(), lease);
             }
         }
-        return notice;
+        return edited.done();
     }
 }

@@ -128,7 +128,7 @@ class IncrementalSnapshotTest {
         PoolSnapshotBuilder noticed = s.toBuilder();
         held.forEach(l -> noticed.lease(LeaseTransitions.notice(l, deadline, Leases.NOTICE)));
         PoolSnapshot underNotice = noticed.build();
-        assertThat(underNotice.usedMilliByDevice()).as("notices move no GPU: the used index is the parent's")
+        assertThat((Object) underNotice.usedMilliByDevice()).as("notices move no GPU: the used index is the parent's")
                 .isSameAs(s.usedMilliByDevice());
         assertSameIndexes(underNotice, fresh(underNotice));
 
@@ -144,11 +144,11 @@ class IncrementalSnapshotTest {
         }
         PoolSnapshot after = ended.build();
         assertSameIndexes(after, fresh(after));
-        assertThat(after.usedMilliByDevice()).isNotEqualTo(s.usedMilliByDevice());
+        assertThat((java.util.Map<String, Integer>) after.usedMilliByDevice()).isNotEqualTo(s.usedMilliByDevice());
     }
 
     private static void assertSameIndexes(PoolSnapshot s, PoolSnapshot expected) {
-        assertThat(s.usedMilliByDevice()).as("used milli per device").isEqualTo(expected.usedMilliByDevice());
+        assertThat((java.util.Map<String, Integer>) s.usedMilliByDevice()).as("used milli per device").isEqualTo(expected.usedMilliByDevice());
         assertThat(s.promisedMilli()).as("milli under notice per device").isEqualTo(expected.promisedMilli());
         assertThat(s.underNotice()).as("leases under notice").isEqualTo(expected.underNotice());
     }
