@@ -1,8 +1,5 @@
 package io.gpupool.snapshot;
 
-import org.organicdesign.fp.collections.ImMap;
-import org.organicdesign.fp.collections.MutMap;
-import org.organicdesign.fp.collections.PersistentHashMap;
 import org.organicdesign.fp.collections.PersistentVector;
 
 import java.util.AbstractMap;
@@ -20,24 +17,24 @@ import java.util.Set;
  *
  * <p>Why not pcollections' {@code OrderedPMap}: it keeps two binary trees (a hash tree of ids and a
  * sorted tree of entries), so a mass reclaim's 48,156 notices and 48,156 ends cost two tree paths
- * each, and a lookup walks two trees. Here each entry is a {@link Slot} that knows its place: a hash
- * trie (Paguro's {@link PersistentHashMap}) finds a key's slot in about three array reads, and a
- * persistent vector holds the slots in order, a removed key's place left empty. An {@link Editor}
+ * each, and a lookup walks two trees. Here each entry is a {@link Slot} that knows its place: a
+ * {@link HashTrie} finds a key's slot in about three array reads, and a persistent vector (Paguro's
+ * port of Clojure's) holds the slots in order, a removed key's place left empty. An {@link Editor}
  * applies a commit's many changes to one private copy of the touched nodes (the tries' transient
  * editing) instead of a new path per change. When more places are empty than full, {@link
  * Editor#done()} renumbers the live slots into a fresh vector (amortised over the removals that
  * emptied them).
  */
 final class OrderedIndex<K, V> extends AbstractMap<K, V> {
-    private static final OrderedIndex<?, ?> EMPTY = new OrderedIndex<>(PersistentHashMap.empty(), PersistentVector.empty());
+    private static final OrderedIndex<?, ?> EMPTY = new OrderedIndex<>(HashTrie.empty(), PersistentVector.empty());
     /** Below this many empty places the vector is never renumbered: small maps stay as they are. */
     private static final int RENUMBER_FLOOR = 64;
 
-    private final ImMap<K, Slot<K, V>> slots;
+    private final HashTrie<K, Slot<K, V>> slots;
     private final PersistentVector<Slot<K, V>> order;
     private Set<Map.Entry<K, V>> entries;
 
-    private OrderedIndex(ImMap<K, Slot<K, V>> slots, PersistentVector<Slot<K, V>> order) {
+    private OrderedIndex(HashTrie<K, Slot<K, V>> slots, PersistentVector<Slot<K, V>> order) {
         this.slots = slots;
         this.order = order;
     }
@@ -167,7 +164,7 @@ final class OrderedIndex<K, V> extends AbstractMap<K, V> {
      */
     static final class Editor<K, V> {
         private final OrderedIndex<K, V> from;
-        private MutMap<K, Slot<K, V>> slots;
+        private HashTrie.Editor<K, Slot<K, V>> slots;
         private PersistentVector.MutVector<Slot<K, V>> order;
         private boolean done;
 
@@ -185,7 +182,7 @@ final class OrderedIndex<K, V> extends AbstractMap<K, V> {
             open();
             Slot<K, V> old = slots.get(key);
             Slot<K, V> slot = new Slot<>(key, value, old == null ? order.size() : old.place);
-            slots.assoc(key, slot);
+            slots.put(key, slot);
             if (old == null) {
                 order.append(slot);
             } else {
@@ -199,7 +196,7 @@ final class OrderedIndex<K, V> extends AbstractMap<K, V> {
                 return;
             }
             open();
-            slots.without(key);
+            slots.remove(key);
             order.replace(old.place, null);
         }
 
@@ -220,7 +217,7 @@ final class OrderedIndex<K, V> extends AbstractMap<K, V> {
             if (empty > RENUMBER_FLOOR && empty > live) {
                 return renumbered(places, live);
             }
-            return new OrderedIndex<>(slots.immutable(), places);
+            return new OrderedIndex<>(slots.done(), places);
         }
 
         private OrderedIndex<K, V> renumbered(PersistentVector<Slot<K, V>> places, int live) {
@@ -230,14 +227,14 @@ final class OrderedIndex<K, V> extends AbstractMap<K, V> {
                     kept.add(slot);
                 }
             }
-            MutMap<K, Slot<K, V>> fresh = PersistentHashMap.emptyMutable();
+            HashTrie.Editor<K, Slot<K, V>> fresh = HashTrie.<K, Slot<K, V>>empty().edit();
             PersistentVector.MutVector<Slot<K, V>> freshOrder = PersistentVector.emptyMutable();
             for (Slot<K, V> slot : kept) {
                 Slot<K, V> moved = new Slot<>(slot.key, slot.value, freshOrder.size());
-                fresh.assoc(slot.key, moved);
+                fresh.put(slot.key, moved);
                 freshOrder.append(moved);
             }
-            return new OrderedIndex<>(fresh.immutable(), freshOrder.immutable());
+            return new OrderedIndex<>(fresh.done(), freshOrder.immutable());
         }
 
         private void open() {
@@ -245,7 +242,7 @@ final class OrderedIndex<K, V> extends AbstractMap<K, V> {
                 throw new IllegalStateException("this editor has handed its changes over");
             }
             if (slots == null) {
-                slots = from.slots.mutable();
+                slots = from.slots.edit();
                 order = from.order.mutable();
             }
         }

@@ -12,9 +12,6 @@ import io.gpupool.domain.tenancy.Quota;
 import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.domain.tenancy.Tenant;
 
-import org.organicdesign.fp.collections.ImMap;
-import org.organicdesign.fp.collections.PersistentHashMap;
-
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -55,8 +52,8 @@ public final class PoolSnapshot {
     private final OrderedIndex<String, GpuRequest> queued;
     private final Map<String, List<Device>> devicesByNode;
     private final NodeSizes nodeSizes;
-    private final ImMap<String, Integer> usedMilliByDevice;
-    private final ImMap<String, Integer> promisedMilliByDevice;
+    private final HashTrie<String, Integer> usedMilliByDevice;
+    private final HashTrie<String, Integer> promisedMilliByDevice;
     private final OrderedIndex<String, Lease> underNotice;
 
     /**
@@ -67,8 +64,8 @@ public final class PoolSnapshot {
                  Map<String, Cluster> clusters, Map<String, Node> nodes, Map<String, Device> devices,
                  Map<String, DeviceProfile> profiles, Map<String, Tenant> tenants, Map<String, Pool> pools, Map<String, Quota> quotas,
                  OrderedIndex<String, Lease> leases, OrderedIndex<String, GpuRequest> queued,
-                 Map<String, List<Device>> devicesByNode, NodeSizes nodeSizes, ImMap<String, Integer> usedMilliByDevice,
-                 ImMap<String, Integer> promisedMilliByDevice, OrderedIndex<String, Lease> underNotice) {
+                 Map<String, List<Device>> devicesByNode, NodeSizes nodeSizes, HashTrie<String, Integer> usedMilliByDevice,
+                 HashTrie<String, Integer> promisedMilliByDevice, OrderedIndex<String, Lease> underNotice) {
         this.version = version;
         this.takenAt = takenAt;
         this.delta = delta;
@@ -133,8 +130,8 @@ public final class PoolSnapshot {
     Map<String, List<Device>> devicesByNode() { return devicesByNode; }
     /** GPUs per node as a histogram, shared with every snapshot that has the same devices. */
     public NodeSizes nodeSizes() { return nodeSizes; }
-    ImMap<String, Integer> usedMilliByDevice() { return usedMilliByDevice; }
-    ImMap<String, Integer> promisedMilliByDevice() { return promisedMilliByDevice; }
+    HashTrie<String, Integer> usedMilliByDevice() { return usedMilliByDevice; }
+    HashTrie<String, Integer> promisedMilliByDevice() { return promisedMilliByDevice; }
 
     /**
      * Milli-GPU per device held by leases under a preemption notice (PREEMPTING): already promised
@@ -193,8 +190,8 @@ public final class PoolSnapshot {
         return OrderedIndex.empty();
     }
 
-    static ImMap<String, Integer> noUsage() {
-        return PersistentHashMap.empty();
+    static HashTrie<String, Integer> noUsage() {
+        return HashTrie.empty();
     }
 
     private static Map<String, List<Device>> indexDevicesByNode(Collection<Device> devices) {

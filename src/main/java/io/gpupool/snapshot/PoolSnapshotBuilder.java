@@ -12,8 +12,6 @@ import io.gpupool.domain.tenancy.Quota;
 import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.domain.request.RequestState;
 import io.gpupool.domain.tenancy.Tenant;
-import org.organicdesign.fp.collections.ImMap;
-import org.organicdesign.fp.collections.MutMap;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -195,7 +193,7 @@ public final class PoolSnapshotBuilder {
      * Milli-GPU per device held by every lease, or ({@code promised}) by leases under notice only:
      * the base's index plus the delta, or counted afresh without a base.
      */
-    private ImMap<String, Integer> usage(SnapshotDelta delta, boolean promised) {
+    private HashTrie<String, Integer> usage(SnapshotDelta delta, boolean promised) {
         if (base == null) {
             Map<String, Integer> used = new LinkedHashMap<>();
             for (Lease lease : leases.values()) {
@@ -203,9 +201,9 @@ public final class PoolSnapshotBuilder {
                     lease.shares().forEach(s -> used.merge(s.deviceId(), s.milli(), Integer::sum));
                 }
             }
-            MutMap<String, Integer> counted = PoolSnapshot.noUsage().mutable();
-            used.forEach(counted::assoc);
-            return counted.immutable();
+            HashTrie.Editor<String, Integer> counted = PoolSnapshot.noUsage().edit();
+            used.forEach(counted::put);
+            return counted.done();
         }
         // Net change per device first: a lease replaced with the same shares (a notice, a heartbeat, a
         // state change) changes nothing here, and the persistent map is touched once per device that moved.
@@ -221,23 +219,23 @@ public final class PoolSnapshotBuilder {
                 lease.shares().forEach(s -> change.merge(s.deviceId(), s.milli(), Integer::sum));
             }
         }
-        ImMap<String, Integer> used = promised ? base.promisedMilliByDevice() : base.usedMilliByDevice();
-        MutMap<String, Integer> edited = null; // one private copy of the touched nodes for all the moves
+        HashTrie<String, Integer> used = promised ? base.promisedMilliByDevice() : base.usedMilliByDevice();
+        HashTrie.Editor<String, Integer> edited = null; // one private copy of the touched nodes for all the moves
         for (Map.Entry<String, Integer> moved : change.entrySet()) {
             if (moved.getValue() != 0) {
                 if (edited == null) {
-                    edited = used.mutable();
+                    edited = used.edit();
                 }
                 Integer held = edited.get(moved.getKey());
                 int milli = (held == null ? 0 : held) + moved.getValue();
                 if (milli == 0) {
-                    edited.without(moved.getKey());
+                    edited.remove(moved.getKey());
                 } else {
-                    edited.assoc(moved.getKey(), milli);
+                    edited.put(moved.getKey(), milli);
                 }
             }
         }
-        return edited == null ? used : edited.immutable();
+        return edited == null ? used : edited.done();
     }
 
     /** The leases under notice: the base's plus the delta, or picked afresh without a base. */
