@@ -2,7 +2,8 @@ package io.gpupool.policy.dryrun;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.TreeSet;
+import java.util.Arrays;
+import java.util.Set;
 
 /**
  * Where the candidate's pipeline ends differently from the active policy's on the same model:
@@ -28,9 +29,7 @@ public record PipelineDiff(List<RequestChange> requests, List<LeaseChange> lease
 
     public static PipelineDiff between(PipelineRun active, PipelineRun candidate) {
         List<RequestChange> requests = new ArrayList<>();
-        TreeSet<String> ids = new TreeSet<>(active.requests().keySet());
-        ids.addAll(candidate.requests().keySet());
-        for (String id : ids) {
+        for (String id : sortedUnion(active.requests().keySet(), candidate.requests().keySet())) {
             RequestFate before = active.requests().get(id);
             RequestFate after = candidate.requests().get(id);
             if (before == null || !before.sameAs(after)) {
@@ -39,9 +38,7 @@ public record PipelineDiff(List<RequestChange> requests, List<LeaseChange> lease
             }
         }
         List<LeaseChange> leases = new ArrayList<>();
-        TreeSet<String> leaseIds = new TreeSet<>(active.leases().keySet());
-        leaseIds.addAll(candidate.leases().keySet());
-        for (String id : leaseIds) {
+        for (String id : sortedUnion(active.leases().keySet(), candidate.leases().keySet())) {
             LeaseFate before = active.leases().get(id);
             LeaseFate after = candidate.leases().get(id);
             boolean same = before == null ? after == null : before.sameAs(after);
@@ -50,5 +47,25 @@ public record PipelineDiff(List<RequestChange> requests, List<LeaseChange> lease
             }
         }
         return new PipelineDiff(requests, leases, active.totals(), candidate.totals());
+    }
+
+    /**
+     * Both sides' ids once each, in natural order (as a TreeSet of them iterates). At 48,000 leases a
+     * side one sort of an array is cheaper than a tree that both sides' ids are inserted into.
+     */
+    static String[] sortedUnion(Set<String> one, Set<String> other) {
+        String[] ids = new String[one.size() + other.size()];
+        int n = 0;
+        for (String id : one) {
+            ids[n++] = id;
+        }
+        for (String id : other) {
+            if (!one.contains(id)) {
+                ids[n++] = id;
+            }
+        }
+        ids = Arrays.copyOf(ids, n);
+        Arrays.sort(ids);
+        return ids;
     }
 }

@@ -163,4 +163,14 @@ class PipelineDiffTest {
         assertThat(placed("req-1", 50, "train-a").sameAs(null)).isFalse();
         assertThat(queued("req-1", "Q").sameAs(placed("req-1", 50, "train-a"))).isFalse();
     }
+
+    @Test
+    void bothSidesIdsAreVisitedOnceEachInNaturalOrder() {
+        java.util.Set<String> active = new java.util.LinkedHashSet<>(List.of("lease-9", "lease-10", "lease-2", "gone"));
+        java.util.Set<String> candidate = new java.util.LinkedHashSet<>(List.of("lease-2", "new", "lease-9", "lease-1"));
+
+        assertThat(PipelineDiff.sortedUnion(active, candidate))
+                .containsExactly("gone", "lease-1", "lease-10", "lease-2", "lease-9", "new");
+        assertThat(PipelineDiff.sortedUnion(java.util.Set.of(), java.util.Set.of())).isEmpty();
+    }
 }
