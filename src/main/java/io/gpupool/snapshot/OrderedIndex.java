@@ -4,9 +4,7 @@ import org.organicdesign.fp.collections.PersistentVector;
 
 import java.util.AbstractMap;
 import java.util.AbstractSet;
-import java.util.ArrayList;
 import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Set;
@@ -173,8 +171,12 @@ final class OrderedIndex<K, V> extends AbstractMap<K, V> {
         }
 
         V get(K key) {
-            Slot<K, V> slot = slots == null ? from.slots.get(key) : slots.get(key);
+            Slot<K, V> slot = slot(key);
             return slot == null ? null : slot.value;
+        }
+
+        private Slot<K, V> slot(K key) {
+            return slots == null ? from.slots.get(key) : slots.get(key);
         }
 
         /** Adds the key last, or gives it a new value in its place. */
@@ -191,7 +193,7 @@ final class OrderedIndex<K, V> extends AbstractMap<K, V> {
         }
 
         void remove(K key) {
-            Slot<K, V> old = slots == null ? from.slots.get(key) : slots.get(key);
+            Slot<K, V> old = slot(key);
             if (old == null) {
                 return;
             }
@@ -201,9 +203,7 @@ final class OrderedIndex<K, V> extends AbstractMap<K, V> {
         }
 
         OrderedIndex<K, V> done() {
-            if (done) {
-                throw new IllegalStateException("this editor has handed its changes over");
-            }
+            checkOpen();
             done = true;
             if (slots == null) {
                 return from;
@@ -215,32 +215,32 @@ final class OrderedIndex<K, V> extends AbstractMap<K, V> {
             }
             int empty = places.size() - live;
             if (empty > RENUMBER_FLOOR && empty > live) {
-                return renumbered(places, live);
+                return renumbered(places);
             }
             return new OrderedIndex<>(slots.done(), places);
         }
 
-        private OrderedIndex<K, V> renumbered(PersistentVector<Slot<K, V>> places, int live) {
-            List<Slot<K, V>> kept = new ArrayList<>(live);
-            for (Slot<K, V> slot : places) {
-                if (slot != null) {
-                    kept.add(slot);
-                }
-            }
+        private OrderedIndex<K, V> renumbered(PersistentVector<Slot<K, V>> places) {
             HashTrie.Editor<K, Slot<K, V>> fresh = HashTrie.<K, Slot<K, V>>empty().edit();
             PersistentVector.MutVector<Slot<K, V>> freshOrder = PersistentVector.emptyMutable();
-            for (Slot<K, V> slot : kept) {
-                Slot<K, V> moved = new Slot<>(slot.key, slot.value, freshOrder.size());
-                fresh.put(slot.key, moved);
-                freshOrder.append(moved);
+            for (Slot<K, V> slot : places) {
+                if (slot != null) {
+                    Slot<K, V> moved = new Slot<>(slot.key, slot.value, freshOrder.size());
+                    fresh.put(slot.key, moved);
+                    freshOrder.append(moved);
+                }
             }
             return new OrderedIndex<>(fresh.done(), freshOrder.immutable());
         }
 
-        private void open() {
+        private void checkOpen() {
             if (done) {
                 throw new IllegalStateException("this editor has handed its changes over");
             }
+        }
+
+        private void open() {
+            checkOpen();
             if (slots == null) {
                 slots = from.slots.edit();
                 order = from.order.mutable();

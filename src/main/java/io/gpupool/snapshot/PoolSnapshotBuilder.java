@@ -195,14 +195,15 @@ public final class PoolSnapshotBuilder {
      */
     private HashTrie<String, Integer> usage(SnapshotDelta delta, boolean promised) {
         if (base == null) {
-            Map<String, Integer> used = new LinkedHashMap<>();
+            HashTrie.Editor<String, Integer> counted = PoolSnapshot.noUsage().edit();
             for (Lease lease : leases.values()) {
                 if (!promised || lease.state() == LeaseState.PREEMPTING) {
-                    lease.shares().forEach(s -> used.merge(s.deviceId(), s.milli(), Integer::sum));
+                    lease.shares().forEach(s -> {
+                        Integer held = counted.get(s.deviceId());
+                        counted.put(s.deviceId(), (held == null ? 0 : held) + s.milli());
+                    });
                 }
             }
-            HashTrie.Editor<String, Integer> counted = PoolSnapshot.noUsage().edit();
-            used.forEach(counted::put);
             return counted.done();
         }
         // Net change per device first: a lease replaced with the same shares (a notice, a heartbeat, a

@@ -84,6 +84,31 @@ class IncrementalSnapshotTest {
     }
 
     @Test
+    void aBuildersLaterChangesNeverShowThroughASnapshotItAlreadyBuilt() {
+        PoolSnapshot s = new LeaseChurn(6).fleet();
+        List<Lease> held = List.copyOf(s.leases().values());
+        Lease first = held.get(0);
+        Lease second = held.get(1);
+        PoolSnapshotBuilder builder = s.toBuilder();
+        Lease noticed = LeaseTransitions.notice(first, s.takenAt().plusSeconds(30), Leases.NOTICE);
+        PoolSnapshot built = builder.lease(noticed).build();
+        List<String> builtOrder = List.copyOf(built.leases().keySet());
+        int secondsCard = built.usedMilli(second.shares().get(0).deviceId());
+
+        builder.lease(LeaseTransitions.end(second, LeaseState.RELEASED))
+                .lease(LeaseTransitions.end(noticed, LeaseState.RELEASED));
+        PoolSnapshot later = builder.build();
+
+        assertThat(built.leases()).containsEntry(first.id(), noticed).containsEntry(second.id(), second);
+        assertThat(built.leases().keySet()).containsExactlyElementsOf(builtOrder);
+        assertThat(built.underNotice()).containsOnlyKeys(first.id());
+        assertThat(built.usedMilli(second.shares().get(0).deviceId())).isEqualTo(secondsCard);
+        assertThat(later.leases()).doesNotContainKeys(first.id(), second.id()).hasSize(held.size() - 2);
+        assertThat(later.underNotice()).isEmpty();
+        assertThat(s.leases()).containsEntry(first.id(), first).hasSize(held.size());
+    }
+
+    @Test
     void aLeaseAddedAndEndedInOneCommitLeavesNoTrace() {
         PoolSnapshot s = new LeaseChurn(4).fleet();
         Lease held = s.leases().values().iterator().next();
