@@ -9,8 +9,9 @@ import java.util.Set;
  * Immutable capacity of a fleet at one instant, laid out as primitive arrays (see
  * docs/allocator.md, "Data layout"). Nodes and GPUs are addressed by dense indexes; a GPU index is
  * global (flat over all nodes). The view is never changed: {@link #apply(PlacementPlan)} returns a
- * new view that shares the static {@link CapacityLayout} and copies only the mutable arrays, which
- * is what makes "simulate, then commit or discard" cheap.
+ * new view that shares the static {@link CapacityLayout} and, of the mutable arrays, every chunk it
+ * does not write ({@link SharedChunks}), which is what makes "simulate, then commit or discard"
+ * cheap.
  */
 public final class CapacityView {
     /** In-place changes of a scratch copy, see {@link #edits()}. */
@@ -19,34 +20,35 @@ public final class CapacityView {
     static final int MILLI_LEVELS = 11;
 
     final CapacityLayout layout;
-    final int[] gpuFree;
-    final long[] cpuFree;
-    final long[] memoryFree;
-    final int[] nodeWholeFree;
-    final int[] nodeMaxFree;
-    final int[] nodeFreeTotal;
-    final int[] nodeClasses;
-    final long[] nodeStamp;
+    // Per card and per node, in chunks a derived view shares until it writes them (SharedChunks).
+    private final ChunkedInts gpuFree;
+    private final ChunkedLongs cpuFree;
+    private final ChunkedLongs memoryFree;
+    private final ChunkedInts nodeWholeFree;
+    private final ChunkedInts nodeMaxFree;
+    private final ChunkedInts nodeFreeTotal;
+    private final ChunkedInts nodeClasses;
+    private final ChunkedLongs nodeStamp;
     /** wholeAtLeast[k]: nodes with at least k fully free placeable GPUs (k ≥ 1; the last level also holds "more"). */
     final long[][] wholeAtLeast;
     final long[][] maxFreeAtLeast;
     final long[] allNodes;
-    /** Free MIG partitions per GPU and profile; null entries for non-MIG GPUs, null array when there is no MIG. */
-    final int[][] migFree;
+    /** Free MIG partitions per GPU and profile; null rows for non-MIG GPUs, null when there is no MIG. */
+    private final ChunkedMigFree migFree;
 
     CapacityView(CapacityLayout layout, int[] gpuFree, long[] cpuFree, long[] memoryFree, int[] nodeClasses,
                  int[][] migFree) {
         this.layout = layout;
-        this.gpuFree = gpuFree;
-        this.cpuFree = cpuFree;
-        this.memoryFree = memoryFree;
-        this.nodeClasses = nodeClasses;
-        this.migFree = migFree;
+        this.gpuFree = new ChunkedInts(gpuFree);
+        this.cpuFree = new ChunkedLongs(cpuFree);
+        this.memoryFree = new ChunkedLongs(memoryFree);
+        this.nodeClasses = new ChunkedInts(nodeClasses);
+        this.migFree = migFree == null ? null : new ChunkedMigFree(migFree);
         int n = layout.nodeCount;
-        this.nodeWholeFree = new int[n];
-        this.nodeMaxFree = new int[n];
-        this.nodeFreeTotal = new int[n];
-        this.nodeStamp = new long[n];
+        this.nodeWholeFree = new ChunkedInts(new int[n]);
+        this.nodeMaxFree = new ChunkedInts(new int[n]);
+        this.nodeFreeTotal = new ChunkedInts(new int[n]);
+        this.nodeStamp = new ChunkedLongs(new long[n]);
         this.wholeAtLeast = new long[Math.max(1, layout.maxGpusPerNode) + 1][layout.words];
         this.maxFreeAtLeast = new long[MILLI_LEVELS][layout.words];
         this.allNodes = new long[layout.words];
@@ -54,22 +56,43 @@ public final class CapacityView {
             NodeBits.set(allNodes, node, true);
             refresh(node);
         }
+        giveUpClaims();
     }
 
+    /** A copy sharing every chunk with {@code from} (each side copies a chunk before writing it). */
     private CapacityView(CapacityView from) {
         this.layout = from.layout;
-        this.gpuFree = from.gpuFree.clone();
-        this.cpuFree = from.cpuFree.clone();
-        this.memoryFree = from.memoryFree.clone();
-        this.nodeClasses = from.nodeClasses.clone();
-        this.nodeWholeFree = from.nodeWholeFree.clone();
-        this.nodeMaxFree = from.nodeMaxFree.clone();
-        this.nodeFreeTotal = from.nodeFreeTotal.clone();
-        this.nodeStamp = from.nodeStamp.clone();
+        this.gpuFree = from.gpuFree.copy();
+        this.cpuFree = from.cpuFree.copy();
+        this.memoryFree = from.memoryFree.copy();
+        this.nodeClasses = from.nodeClasses.copy();
+        this.nodeWholeFree = from.nodeWholeFree.copy();
+        this.nodeMaxFree = from.nodeMaxFree.copy();
+        this.nodeFreeTotal = from.nodeFreeTotal.copy();
+        this.nodeStamp = from.nodeStamp.copy();
         this.wholeAtLeast = deepClone(from.wholeAtLeast);
         this.maxFreeAtLeast = deepClone(from.maxFreeAtLeast);
         this.allNodes = from.allNodes;
-        this.migFree = from.migFree == null ? null : from.migFree.clone();
+        this.migFree = from.migFree == null ? null : from.migFree.copy();
+    }
+
+    /**
+     * Ends this view's writing: a view handed out is read, perhaps on other threads, and never
+     * written, so it claims no chunk and copying it later writes nothing to it.
+     */
+    private CapacityView giveUpClaims() {
+        gpuFree.giveUpClaims();
+        cpuFree.giveUpClaims();
+        memoryFree.giveUpClaims();
+        nodeClasses.giveUpClaims();
+        nodeWholeFree.giveUpClaims();
+        nodeMaxFree.giveUpClaims();
+        nodeFreeTotal.giveUpClaims();
+        nodeStamp.giveUpClaims();
+        if (migFree != null) {
+            migFree.giveUpClaims();
+        }
+        return this;
     }
 
     public static CapacityViewBuilder builder() {
@@ -82,7 +105,7 @@ public final class CapacityView {
         for (MemberPlacement m : plan.members()) {
             next.take(m);
         }
-        return next;
+        return next.giveUpClaims();
     }
 
     /** A new view with capacity given back (used to simulate preemption); this view is unchanged. */
@@ -91,7 +114,7 @@ public final class CapacityView {
         for (HeldShare s : shares) {
             next.give(s);
         }
-        return next;
+        return next.giveUpClaims();
     }
 
     /**
@@ -107,9 +130,9 @@ public final class CapacityView {
             next.adjust(c.share(), c.sign());
             touched.add(c.share().node());
         }
-        classes.forEach((node, bits) -> next.nodeClasses[node] = bits);
+        classes.forEach((node, bits) -> next.nodeClasses.set(node, bits));
         touched.forEach(next::refresh);
-        return next;
+        return next.giveUpClaims();
     }
 
     /** One held share given back ({@code sign} 1) or taken (−1). */
@@ -118,38 +141,36 @@ public final class CapacityView {
 
     /** Gives back ({@code sign} 1) or takes (−1) one held share, without refreshing its node. */
     private void adjust(HeldShare s, int sign) {
-        cpuFree[s.node()] += sign * s.cpuMilli();
-        memoryFree[s.node()] += sign * s.memoryMib();
+        cpuFree.add(s.node(), sign * s.cpuMilli());
+        memoryFree.add(s.node(), sign * s.memoryMib());
         if (s.gpu() < 0) {
             return;
         }
         if (s.migProfile() != null && layout.gpuMig[s.gpu()]) {
             int p = layout.indexOf(layout.migProfiles, s.migProfile());
             if (p >= 0) {
-                migFree[s.gpu()] = migFree[s.gpu()].clone();
-                migFree[s.gpu()][p] += sign;
-                gpuFree[s.gpu()] += sign * layout.migProfileMilli[p];
+                migFree.add(s.gpu(), p, sign);
+                gpuFree.add(s.gpu(), sign * layout.migProfileMilli[p]);
             }
         } else {
-            gpuFree[s.gpu()] = Math.max(0, Math.min(PlacementRequest.WHOLE, gpuFree[s.gpu()] + sign * s.milli()));
+            gpuFree.set(s.gpu(), Math.max(0, Math.min(PlacementRequest.WHOLE, gpuFree.get(s.gpu()) + sign * s.milli())));
         }
     }
 
     private void take(MemberPlacement m) {
         int node = m.node();
-        cpuFree[node] -= m.cpuMilli();
-        memoryFree[node] -= m.memoryMib();
+        cpuFree.add(node, -m.cpuMilli());
+        memoryFree.add(node, -m.memoryMib());
         for (int g : m.gpus()) {
             if (m.migProfile() != null) {
                 int p = layout.indexOf(layout.migProfiles, m.migProfile());
-                migFree[g] = migFree[g].clone();
-                migFree[g][p]--;
-                gpuFree[g] -= layout.migProfileMilli[p];
+                migFree.add(g, p, -1);
+                gpuFree.add(g, -layout.migProfileMilli[p]);
             } else {
-                gpuFree[g] -= m.milliPerGpu();
+                gpuFree.add(g, -m.milliPerGpu());
             }
         }
-        nodeClasses[node] |= WorkloadClass.of(m.gpus().length, m.milliPerGpu(), m.migProfile());
+        nodeClasses.set(node, nodeClasses.get(node) | WorkloadClass.of(m.gpus().length, m.milliPerGpu(), m.migProfile()));
         refresh(node);
     }
 
@@ -171,19 +192,18 @@ public final class CapacityView {
     void give(HeldShare s) {
         edits++;
         int node = s.node();
-        cpuFree[node] += s.cpuMilli();
-        memoryFree[node] += s.memoryMib();
+        cpuFree.add(node, s.cpuMilli());
+        memoryFree.add(node, s.memoryMib());
         if (s.gpu() >= 0) {
             if (s.migProfile() != null && layout.gpuMig[s.gpu()]) {
                 // as adjust: a partition the card no longer lists gives back none of the ones it does
                 int p = layout.indexOf(layout.migProfiles, s.migProfile());
                 if (p >= 0) {
-                    migFree[s.gpu()] = migFree[s.gpu()].clone();
-                    migFree[s.gpu()][p]++;
-                    gpuFree[s.gpu()] += layout.migProfileMilli[p];
+                    migFree.add(s.gpu(), p, 1);
+                    gpuFree.add(s.gpu(), layout.migProfileMilli[p]);
                 }
             } else {
-                gpuFree[s.gpu()] = Math.min(PlacementRequest.WHOLE, gpuFree[s.gpu()] + s.milli());
+                gpuFree.set(s.gpu(), Math.min(PlacementRequest.WHOLE, gpuFree.get(s.gpu()) + s.milli()));
             }
         }
         refresh(node);
@@ -198,17 +218,17 @@ public final class CapacityView {
             if (!layout.gpuSchedulable[g] || layout.gpuMig[g]) {
                 continue;
             }
-            int free = gpuFree[g];
+            int free = gpuFree.get(g);
             total += free;
             max = Math.max(max, free);
             if (free == PlacementRequest.WHOLE) {
                 whole++;
             }
         }
-        nodeWholeFree[node] = whole;
-        nodeMaxFree[node] = max;
-        nodeFreeTotal[node] = total;
-        nodeStamp[node] = layout.stamps.incrementAndGet();
+        nodeWholeFree.set(node, whole);
+        nodeMaxFree.set(node, max);
+        nodeFreeTotal.set(node, total);
+        nodeStamp.set(node, layout.stamps.incrementAndGet());
         for (int k = 1; k < wholeAtLeast.length; k++) {
             NodeBits.set(wholeAtLeast[k], node, whole >= k);
         }
@@ -240,7 +260,13 @@ public final class CapacityView {
     }
     /** The pool the GPU belongs to, or null when none. */
     public String poolOf(int gpu) { return layout.gpuPool[gpu] < 0 ? null : layout.pools[layout.gpuPool[gpu]]; }
-    public int freeMilli(int gpu) { return gpuFree[gpu]; }
+    public int freeMilli(int gpu) { return gpuFree.get(gpu); }
+    /** Whether any card of the fleet is partitioned (MIG). */
+    boolean hasMig() { return migFree != null; }
+    /** Free partitions of {@code profile} on a MIG card ({@link #hasMig} first). */
+    int migFree(int gpu, int profile) { return migFree.row(gpu)[profile]; }
+    /** Free partitions per profile on the card, or null for a card without MIG; never to be written. */
+    int[] migRow(int gpu) { return migFree == null ? null : migFree.row(gpu); }
     public int modelOf(int gpu) { return layout.gpuModel[gpu]; }
     public String modelName(int model) { return layout.models[model]; }
     public int modelCount() { return layout.models.length; }
@@ -249,22 +275,22 @@ public final class CapacityView {
     public boolean isMig(int gpu) { return layout.gpuMig[gpu]; }
     public long gpuMemoryMib(int gpu) { return layout.gpuMemoryMib[gpu]; }
     public int nvlinkDomainOf(int gpu) { return layout.gpuNvlink[gpu]; }
-    public long cpuFree(int node) { return cpuFree[node]; }
-    public long memoryFree(int node) { return memoryFree[node]; }
+    public long cpuFree(int node) { return cpuFree.get(node); }
+    public long memoryFree(int node) { return memoryFree.get(node); }
     public long cpuCapacity(int node) { return layout.nodeCpuCapacity[node]; }
-    public int wholeFree(int node) { return nodeWholeFree[node]; }
-    public int maxFree(int node) { return nodeMaxFree[node]; }
+    public int wholeFree(int node) { return nodeWholeFree.get(node); }
+    public int maxFree(int node) { return nodeMaxFree.get(node); }
     /** Free milli summed over the node's placeable (schedulable, non-MIG) GPUs. */
-    public int freeTotal(int node) { return nodeFreeTotal[node]; }
+    public int freeTotal(int node) { return nodeFreeTotal.get(node); }
     /** Workload classes already hosted ({@link WorkloadClass} bits). */
-    public int classesOn(int node) { return nodeClasses[node]; }
+    public int classesOn(int node) { return nodeClasses.get(node); }
     public int rackOf(int node) { return layout.nodeRack[node]; }
     public String rackName(int rack) { return layout.racks[rack]; }
     public int rackCount() { return layout.racks.length; }
     /** Position in the tie-break order: lower wins among equal scores. */
     public int rank(int node) { return layout.nodeRank[node]; }
     /** Changes whenever the node's free capacity changes; lets strategies cache per-node values. */
-    public long stamp(int node) { return nodeStamp[node]; }
+    public long stamp(int node) { return nodeStamp.get(node); }
     /** Identity shared by all views derived from one build (a cache key together with {@link #stamp}). */
     public Object lineage() { return layout; }
 
@@ -281,7 +307,7 @@ public final class CapacityView {
     public long freeGpuMilli() {
         long sum = 0;
         for (int n = 0; n < layout.nodeCount; n++) {
-            sum += nodeFreeTotal[n];
+            sum += nodeFreeTotal.get(n);
         }
         return sum;
     }

@@ -140,9 +140,9 @@ public final class Feasibility {
                 }
                 String model = l.models[l.gpuModel[g]];
                 models.add(model);
-                if (l.gpuMig[g] && p.migFree != null) {
+                if (l.gpuMig[g] && p.hasMig()) {
                     for (int q = 0; q < l.migProfiles.length; q++) {
-                        if (p.migFree[g][q] > 0) {
+                        if (p.migFree(g, q) > 0) {
                             profiles.add(l.migProfiles[q]);
                         }
                     }
@@ -252,6 +252,6 @@ public final class Feasibility {
 
     private static int migPartitions(CapacityView p, int gpu, String profile) {
         int q = p.layout.indexOf(p.layout.migProfiles, profile);
-        return q < 0 || p.migFree == null || p.migFree[gpu] == null ? 0 : p.migFree[gpu][q];
+        return q < 0 || p.migRow(gpu) == null ? 0 : p.migRow(gpu)[q];
     }
 }

@@ -187,7 +187,7 @@ final class MemberSearch {
 
     /** Fills the candidate with the node's eligible GPUs; false if the node cannot host the member. */
     boolean collect(CapacityView view, PlacementRequest member, int node, int nvlink) {
-        if (view.cpuFree[node] < member.cpuMilli() || view.memoryFree[node] < member.memoryMib()) {
+        if (view.cpuFree(node) < member.cpuMilli() || view.memoryFree(node) < member.memoryMib()) {
             return false;
         }
         candidate.node = node;
@@ -218,12 +218,12 @@ final class MemberSearch {
 
     private boolean hasRoom(CapacityView view, int g, PlacementRequest member) {
         if (migProfile >= 0) {
-            return view.migFree[g][migProfile] > 0;
+            return view.migFree(g, migProfile) > 0;
         }
         if (member.isMig()) {
             return false;
         }
-        return view.gpuFree[g] >= member.milliPerGpu();
+        return view.freeMilli(g) >= member.milliPerGpu();
     }
 
     /** The first constraint the node fails for this member, or null if it can host it (explanations only). */
@@ -251,8 +251,8 @@ final class MemberSearch {
             if (memory == 0) return Constraint.GPU_MEMORY;
             if (room < member.gpusPerMember()) return Constraint.GPU_CAPACITY;
         }
-        if (view.cpuFree[node] < member.cpuMilli()) return Constraint.CPU;
-        if (view.memoryFree[node] < member.memoryMib()) return Constraint.MEMORY;
+        if (view.cpuFree(node) < member.cpuMilli()) return Constraint.CPU;
+        if (view.memoryFree(node) < member.memoryMib()) return Constraint.MEMORY;
         return null;
     }
 }

@@ -52,9 +52,10 @@ public record PoolCapacity(String pool, double fragmentMilli, long freeMilli, Li
                 }
                 String model = l.models[l.gpuModel[g]];
                 long[] acc = perModel.computeIfAbsent(model, k -> new long[3]);
-                acc[0] += view.gpuFree[g];
-                free += view.gpuFree[g];
-                if (view.gpuFree[g] == PlacementRequest.WHOLE) {
+                int gpuFree = view.freeMilli(g);
+                acc[0] += gpuFree;
+                free += gpuFree;
+                if (gpuFree == PlacementRequest.WHOLE) {
                     acc[1]++;
                     wholeOnNode.merge(model, 1, Integer::sum);
                 }

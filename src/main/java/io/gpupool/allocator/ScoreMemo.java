@@ -81,15 +81,15 @@ final class ScoreMemo {
         long sum = 0;
         long xor = 0;
         for (int g = l.gpuStart[node]; g < l.gpuStart[node + 1]; g++) {
-            long gpu = mix(((long) view.gpuFree[g] << 32) ^ ((long) l.gpuModel[g] << 20) ^ l.gpuMemoryMib[g]
+            long gpu = mix(((long) view.freeMilli(g) << 32) ^ ((long) l.gpuModel[g] << 20) ^ l.gpuMemoryMib[g]
                     ^ (l.gpuSchedulable[g] ? 1L << 62 : 0) ^ (l.gpuMig[g] ? 1L << 61 : 0));
             sum += gpu;
             xor ^= Long.rotateLeft(gpu, 17);
         }
         long h = mix(sum ^ Long.rotateLeft(xor, 31));
-        h = mix(h ^ view.cpuFree[node]);
-        h = mix(h ^ view.memoryFree[node] * 0x9E3779B97F4A7C15L);
-        return mix(h ^ ((long) view.nodeClasses[node] << 40) ^ (l.gpuStart[node + 1] - l.gpuStart[node]));
+        h = mix(h ^ view.cpuFree(node));
+        h = mix(h ^ view.memoryFree(node) * 0x9E3779B97F4A7C15L);
+        return mix(h ^ ((long) view.classesOn(node) << 40) ^ (l.gpuStart[node + 1] - l.gpuStart[node]));
     }
 
     private static long mix(long z) {

@@ -28,7 +28,7 @@ class CapacityTrackerTest {
                 assertThat(tracked.freeMilli(g)).as("free milli of %s at step %d", fresh.deviceId(g), step)
                         .isEqualTo(fresh.freeMilli(g));
                 if (fresh.isMig(g)) {
-                    assertThat(tracked.migFree[g]).as("MIG partitions of %s", fresh.deviceId(g)).isEqualTo(fresh.migFree[g]);
+                    assertThat(tracked.migRow(g)).as("MIG partitions of %s", fresh.deviceId(g)).isEqualTo(fresh.migRow(g));
                 }
             }
             for (int n = 0; n < fresh.nodeCount(); n++) {

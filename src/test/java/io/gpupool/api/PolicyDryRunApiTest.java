@@ -154,6 +154,19 @@ class PolicyDryRunApiTest {
         assertThat(body.at("/totals/candidate/gpusChangingHands").asInt()).isEqualTo(2);
         assertThat(body.at("/totals/candidate/reclaimedGpuHoursPerHour").asDouble()).isEqualTo(2.0);
         assertThat(body.get("newlyReclaimed").findValuesAsText("id")).containsExactly(idleLease);
+        JsonNode reclaim = null;
+        for (JsonNode d : body.get("candidateDecisions")) {
+            if (d.path("type").asText().equals("ReclaimOrder") && d.path("subject").asText().equals(idleLease)) {
+                reclaim = d;
+            }
+        }
+        assertThat(reclaim).as("the candidate's reclaim order, tagged: %s", body.get("candidateDecisions")).isNotNull();
+        assertThat(reclaim.fieldNames()).toIterable().as("a decision's fields, in this order")
+                .containsExactly("type", "scope", "subject", "ruleName", "policyVersion", "reasonCode", "message", "decision");
+        assertThat(reclaim.get("scope").asText()).isEqualTo("sweep");
+        assertThat(reclaim.get("ruleName").asText()).isEqualTo(IDLE_RULE);
+        assertThat(reclaim.get("reasonCode").asText()).isEqualTo("IDLE_1H");
+        assertThat(reclaim.at("/decision/ruleName").asText()).isEqualTo(IDLE_RULE);
         assertThat(api.get("/api/v1/leases/" + idleLease, ADMIN).body().get("state").asText())
                 .as("a dry-run changes nothing").isEqualTo("ACTIVE");
         assertThat(api.get("/api/v1/requests/" + queuedRequest, ADMIN).body().at("/request/state").asText()).isEqualTo("QUEUED");

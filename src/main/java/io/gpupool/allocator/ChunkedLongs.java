@@ -1,0 +1,52 @@
+package io.gpupool.allocator;
+
+/** A {@code long} array in chunks shared with its copies until written ({@link SharedChunks}). */
+final class ChunkedLongs {
+    private final long[][] chunks;
+    private final SharedChunks claims;
+    final int length;
+
+    /** The values, in chunks of their own (the array is not kept); nothing claimed. */
+    ChunkedLongs(long[] values) {
+        this.length = values.length;
+        this.chunks = new long[SharedChunks.chunksFor(length)][];
+        for (int c = 0; c < chunks.length; c++) {
+            int from = c << SharedChunks.SHIFT;
+            chunks[c] = java.util.Arrays.copyOfRange(values, from, from + SharedChunks.MASK + 1);
+        }
+        this.claims = new SharedChunks(chunks.length);
+    }
+
+    private ChunkedLongs(ChunkedLongs from) {
+        from.claims.release();
+        this.length = from.length;
+        this.chunks = from.chunks.clone();
+        this.claims = new SharedChunks(chunks.length);
+    }
+
+    /** Gives up every claim: from now on this instance is only read (it has been handed out). */
+    void giveUpClaims() {
+        claims.release();
+    }
+
+    /** A copy sharing every chunk; from now on each side copies a chunk before its first write. */
+    ChunkedLongs copy() {
+        return new ChunkedLongs(this);
+    }
+
+    long get(int i) {
+        return chunks[i >>> SharedChunks.SHIFT][i & SharedChunks.MASK];
+    }
+
+    void set(int i, long value) {
+        int c = i >>> SharedChunks.SHIFT;
+        if (!claims.ownsOrClaims(c)) {
+            chunks[c] = chunks[c].clone();
+        }
+        chunks[c][i & SharedChunks.MASK] = value;
+    }
+
+    void add(int i, long delta) {
+        set(i, get(i) + delta);
+    }
+}
