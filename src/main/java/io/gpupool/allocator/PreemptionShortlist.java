@@ -58,6 +58,21 @@ public final class PreemptionShortlist {
             return;
         }
         long[] costs = scratch.atLeast(view.nodeCount());
+        int count = rankNodes(costs, need);
+        Arrays.sort(costs, 0, count);
+        this.ranked = costs;
+        this.count = count;
+        if (inputs != null && count == 0) {
+            scratch.empty(view, inputs);
+        }
+    }
+
+    /**
+     * Fills {@code costs} with each node that could host the member once freed, as its cost to free
+     * (cards not known freeable in the high bits, then milli to free) and its index; returns how many.
+     * A loop of its own, out of the constructor: the JIT compiles it alone.
+     */
+    private int rankNodes(long[] costs, int need) {
         int count = 0;
         int[] gpuNeeds = new int[16];
         // A node without a usable card cannot rank: with the usable cards given, only their nodes are visited.
@@ -82,12 +97,7 @@ public final class PreemptionShortlist {
             }
             costs[count++] = cost << 32 | n; // cost first, node index breaks ties
         }
-        Arrays.sort(costs, 0, count);
-        this.ranked = costs;
-        this.count = count;
-        if (inputs != null && count == 0) {
-            scratch.empty(view, inputs);
-        }
+        return count;
     }
 
     /**

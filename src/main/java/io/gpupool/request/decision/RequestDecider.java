@@ -190,58 +190,13 @@ public final class RequestDecider {
             return awaitApproval(changes, request, approvals, level, version, now);
         }
         if (attempt instanceof Attempt.Rejected r) {
-            // Never placeable: a submission is refused unstored, like invalid input; a queued request
-            // (the inventory it needed changed) is REJECTED with its decision, like a policy rejection.
-            String message = r.blockedBy() != BlockedBy.NEVER_FITS ? r.message()
-                    : (isNew ? "It can never be placed: " : "It can no longer be placed after an inventory change: ")
-                    + r.message();
-            GpuRequest rejected = request.with(RequestState.REJECTED, level, null,
-                    new WhyPending(r.blockedBy(), r.admission() == null ? null : r.admission().ruleName(), r.reasonCode(),
-                            message, 0, null, null), now);
-            if (isNew && r.blockedBy() == BlockedBy.NEVER_FITS) {
-                return new Outcome(rejected, null, Outcome.Kind.REFUSED, 0); // like invalid input: nothing is stored
-            }
-            save(changes, rejected, isNew);
-            log(changes, DecisionAction.REJECT, rejected, null, names(r.admission()), version, r.reasonCode(), message, now);
-            return new Outcome(rejected, null, Outcome.Kind.REJECTED, 0);
+            return rejected(changes, request, isNew, r, level, version, now);
         }
         if (attempt instanceof Attempt.Placed p) {
-            List<DeviceShare> shares = new ArrayList<>();
-            p.plan().deviceShares(view).forEach(shares::addAll);
-            boolean borrowed = p.quota() != null && p.quota().status() == QuotaStatus.MAY_BORROW;
-            boolean preemptible = priority == null ? request.preemptible() : priority.preemptible();
-            Lease lease = new Lease(leaseIds.get(), request.id(), request.tenantId(), p.pool(),
-                    request.kind(), level, preemptible, borrowed, request.gangSize() > 1 ? request.id() : null,
-                    LeaseState.ACTIVE, shares, now, request.ttlSeconds() > 0 ? now.plusSeconds(request.ttlSeconds()) : null,
-                    now, null, null, request.priorityClass(), borrowed ? p.quota().lenderId() : null, null);
-            changes.insert(lease);
-            GpuRequest placed = request.with(RequestState.PLACED, level, lease.id(), null, now);
-            save(changes, placed, isNew);
-            List<String> rules = names(eval.admissionOf(request.id()).orElse(null), priority, p.quota());
-            log(changes, DecisionAction.ADMIT, placed, lease.id(), rules, version, borrowed ? "PLACED_BORROWED" : "PLACED",
-                    "Placed in pool " + p.pool() + " on " + describe(p.plan()) + " by " + p.plan().strategy()
-                            + (borrowed ? "; borrowed beyond guarantee" : ""), now);
-            return new Outcome(placed, lease, Outcome.Kind.PLACED, 0);
+            return placed(changes, request, isNew, p, view, eval, priority, level, version, now);
         }
         if (attempt instanceof Attempt.Preempt p) {
-            Instant deadline = now.plus(grace);
-            for (PreemptionCandidate victim : p.victims()) {
-                Lease lease = before.lease(victim.leaseId()).orElseThrow();
-                Lease noticed = LeaseTransitions.notice(lease, deadline,
-                        new Notice(request.id(), List.of(victim.ruleName()), version, victim.reasonCode()));
-                changes.update(noticed).log(LoggedDecision.of(DecisionAction.NOTICE, request.id(), lease.id(),
-                        lease.tenantId(), List.of(victim.ruleName()), version, victim.reasonCode(),
-                        "Preempted for request " + request.id() + " (priority " + level + "): " + victim.message()
-                                + "; GPUs are taken at " + deadline), now);
-            }
-            String graceMessage = p.victims().size() + " lease(s) preempted in pool " + p.pool()
-                    + "; their grace period ends at " + deadline;
-            List<PoolReason> tried = new ArrayList<>(p.triedBefore());
-            tried.add(new PoolReason(p.pool(), BlockedBy.PREEMPTION_GRACE, p.victims().get(0).ruleName(),
-                    p.victims().get(0).reasonCode(), graceMessage, 0));
-            WhyPending why = new WhyPending(BlockedBy.PREEMPTION_GRACE, p.victims().get(0).ruleName(),
-                    p.victims().get(0).reasonCode(), graceMessage, 0, p.pool(), deadline, gate.wideSearchAt(), tried);
-            return queue(before, changes, request, isNew, why, level, version, now);
+            return preempting(before, changes, request, isNew, p, gate, level, version, now);
         }
         WhyPending why = ((Attempt.Pending) attempt).why().withWideSearchAt(gate.wideSearchAt());
         Outcome queued = queue(before, changes, request, isNew, why, level, version, now);
@@ -262,6 +217,71 @@ public final class RequestDecider {
             }
         }
         return queued;
+    }
+
+    /**
+     * A request no pool admits or no card could ever host: a submission is refused unstored, like
+     * invalid input; a queued request (the inventory it needed changed) is REJECTED with its
+     * decision, like a policy rejection.
+     */
+    private Outcome rejected(Changes changes, GpuRequest request, boolean isNew, Attempt.Rejected r, int level,
+                             String version, Instant now) {
+        String message = r.blockedBy() != BlockedBy.NEVER_FITS ? r.message()
+                : (isNew ? "It can never be placed: " : "It can no longer be placed after an inventory change: ")
+                + r.message();
+        GpuRequest rejected = request.with(RequestState.REJECTED, level, null,
+                new WhyPending(r.blockedBy(), r.admission() == null ? null : r.admission().ruleName(), r.reasonCode(),
+                        message, 0, null, null), now);
+        if (isNew && r.blockedBy() == BlockedBy.NEVER_FITS) {
+            return new Outcome(rejected, null, Outcome.Kind.REFUSED, 0); // like invalid input: nothing is stored
+        }
+        save(changes, rejected, isNew);
+        log(changes, DecisionAction.REJECT, rejected, null, names(r.admission()), version, r.reasonCode(), message, now);
+        return new Outcome(rejected, null, Outcome.Kind.REJECTED, 0);
+    }
+
+    /** The request placed as planned: its lease, its state and the admission's decision. */
+    private Outcome placed(Changes changes, GpuRequest request, boolean isNew, Attempt.Placed p, CapacityView view,
+                           Evaluation eval, PriorityAssignment priority, int level, String version, Instant now) {
+        List<DeviceShare> shares = new ArrayList<>();
+        p.plan().deviceShares(view).forEach(shares::addAll);
+        boolean borrowed = p.quota() != null && p.quota().status() == QuotaStatus.MAY_BORROW;
+        boolean preemptible = priority == null ? request.preemptible() : priority.preemptible();
+        Lease lease = new Lease(leaseIds.get(), request.id(), request.tenantId(), p.pool(),
+                request.kind(), level, preemptible, borrowed, request.gangSize() > 1 ? request.id() : null,
+                LeaseState.ACTIVE, shares, now, request.ttlSeconds() > 0 ? now.plusSeconds(request.ttlSeconds()) : null,
+                now, null, null, request.priorityClass(), borrowed ? p.quota().lenderId() : null, null);
+        changes.insert(lease);
+        GpuRequest placed = request.with(RequestState.PLACED, level, lease.id(), null, now);
+        save(changes, placed, isNew);
+        List<String> rules = names(eval.admissionOf(request.id()).orElse(null), priority, p.quota());
+        log(changes, DecisionAction.ADMIT, placed, lease.id(), rules, version, borrowed ? "PLACED_BORROWED" : "PLACED",
+                "Placed in pool " + p.pool() + " on " + describe(p.plan()) + " by " + p.plan().strategy()
+                        + (borrowed ? "; borrowed beyond guarantee" : ""), now);
+        return new Outcome(placed, lease, Outcome.Kind.PLACED, 0);
+    }
+
+    /** The victims given notice for the request, which queues until their grace period ends. */
+    private Outcome preempting(PoolSnapshot before, Changes changes, GpuRequest request, boolean isNew,
+                               Attempt.Preempt p, WideningGate gate, int level, String version, Instant now) {
+        Instant deadline = now.plus(grace);
+        for (PreemptionCandidate victim : p.victims()) {
+            Lease lease = before.lease(victim.leaseId()).orElseThrow();
+            Lease noticed = LeaseTransitions.notice(lease, deadline,
+                    new Notice(request.id(), List.of(victim.ruleName()), version, victim.reasonCode()));
+            changes.update(noticed).log(LoggedDecision.of(DecisionAction.NOTICE, request.id(), lease.id(),
+                    lease.tenantId(), List.of(victim.ruleName()), version, victim.reasonCode(),
+                    "Preempted for request " + request.id() + " (priority " + level + "): " + victim.message()
+                            + "; GPUs are taken at " + deadline), now);
+        }
+        String graceMessage = p.victims().size() + " lease(s) preempted in pool " + p.pool()
+                + "; their grace period ends at " + deadline;
+        List<PoolReason> tried = new ArrayList<>(p.triedBefore());
+        tried.add(new PoolReason(p.pool(), BlockedBy.PREEMPTION_GRACE, p.victims().get(0).ruleName(),
+                p.victims().get(0).reasonCode(), graceMessage, 0));
+        WhyPending why = new WhyPending(BlockedBy.PREEMPTION_GRACE, p.victims().get(0).ruleName(),
+                p.victims().get(0).reasonCode(), graceMessage, 0, p.pool(), deadline, gate.wideSearchAt(), tried);
+        return queue(before, changes, request, isNew, why, level, version, now);
     }
 
     /**
