@@ -29,6 +29,10 @@ import java.util.Random;
  * {@code hours} above 0 keeps only the requests arriving in the first that many hours of the same
  * workload (a slice that replays in under a minute, for experiments); {@code policies} is a
  * comma-separated list ({@code default,policies-examples/tiered-enterprise} unless given).
+ * {@code -Dbenchmark.repeat=N} replays the same week N times in this JVM, each into its own output
+ * directory: the first is a command-line replay in a fresh JVM, the later ones what a replay job in
+ * a running service pays once the JIT has compiled the replay's code (each run still builds and
+ * compiles its policies anew).
  */
 public final class PolicyReplayWeekBenchmark {
     private static final Path EXAMPLE_FLEET = Path.of("policies-examples/fleet/enterprise-fleet.yaml");
@@ -59,7 +63,17 @@ public final class PolicyReplayWeekBenchmark {
         for (String policy : policies) {
             command.addAll(List.of("--policy", policy));
         }
-        command.addAll(List.of("--sample-every", "1h", "--no-progress", "--out", dir.resolve("out").toString()));
+        command.addAll(List.of("--sample-every", "1h", "--no-progress"));
+        int repeat = Integer.getInteger("benchmark.repeat", 1);
+        for (int run = 1; run <= repeat; run++) {
+            List<String> thisRun = new ArrayList<>(command);
+            thisRun.addAll(List.of("--out", dir.resolve(run == 1 ? "out" : "out-" + run).toString()));
+            replay(thisRun, policies, repeat == 1 ? "" : " (run " + run + " of " + repeat + " in this JVM)");
+        }
+    }
+
+    private static void replay(List<String> command, List<String> policies, String which) {
+        ManagementFactory.getMemoryPoolMXBeans().forEach(MemoryPoolMXBean::resetPeakUsage); // this run's peak alone
         long cpu = processCpuNanos();
         long ownCpu = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
         long t = System.nanoTime();
@@ -74,8 +88,8 @@ public final class PolicyReplayWeekBenchmark {
                 peak += pool.getPeakUsage().getUsed();
             }
         }
-        System.out.printf("exit %d; simulate (%s, with rule compiles and writing) %.1f s wall, %.1f s CPU (process), %.1f s CPU (main thread); peak heap %d MiB; load average at end %.2f%n",
-                exit, String.join(" + ", policies), seconds, cpuSeconds, ownCpuSeconds, peak >> 20,
+        System.out.printf("exit %d; simulate (%s, with rule compiles and writing)%s %.1f s wall, %.1f s CPU (process), %.1f s CPU (main thread); peak heap %d MiB; load average at end %.2f%n",
+                exit, String.join(" + ", policies), which, seconds, cpuSeconds, ownCpuSeconds, peak >> 20,
                 ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     }
 
