@@ -214,4 +214,36 @@ class PolicyDifferTest {
         assertThat(changes).extracting(c -> c.aspect() + " " + c.id())
                 .containsExactly("PRIORITY req-a", "PRIORITY req-b", "TIER gpu-10", "TIER gpu-a", "TIER gpu-b");
     }
+
+    @Test
+    void amongManyUnchangedDevicesOnlyTheChangedOnesAreListedInIdOrder() {
+        java.util.Random random = new java.util.Random(5);
+        List<Decision> before = new java.util.ArrayList<>();
+        List<Decision> after = new java.util.ArrayList<>();
+        java.util.TreeSet<String> changed = new java.util.TreeSet<>();
+        for (int d = 0; d < 2_000; d++) {
+            String device = "gpu-" + random.nextInt(1_000_000);
+            if (!changed.contains(device) && before.stream().noneMatch(x -> ((TierAssignment) x).deviceId().equals(device))) {
+                before.add(new TierAssignment(device, PoolTier.ELASTIC, "E", "v", "T", "m"));
+                boolean moves = random.nextInt(20) == 0;
+                after.add(new TierAssignment(device, moves ? PoolTier.TRAINING : PoolTier.ELASTIC, "E", "v", "T", "m"));
+                if (moves) {
+                    changed.add(device);
+                }
+            }
+        }
+        before.add(new TierAssignment("gone", PoolTier.ELASTIC, "E", "v", "T", "m"));
+        after.add(new TierAssignment("new", PoolTier.TRAINING, "T", "v", "T", "m"));
+        changed.add("gone");
+        changed.add("new");
+
+        List<DecisionChange> changes = DIFFER.diff(sweep(before.toArray(Decision[]::new)),
+                sweep(after.toArray(Decision[]::new)), Map.of(), Map.of());
+
+        assertThat(changes).extracting(DecisionChange::id).containsExactlyElementsOf(changed);
+        assertThat(changes).filteredOn(c -> c.id().equals("gone")).singleElement()
+                .extracting(DecisionChange::after).isEqualTo(DecisionChange.NOTHING);
+        assertThat(changes).filteredOn(c -> c.id().equals("new")).singleElement()
+                .extracting(DecisionChange::before).isEqualTo(DecisionChange.NOTHING);
+    }
 }
