@@ -1,6 +1,10 @@
 package io.gpupool.allocator;
 
-/** A {@code long} array in chunks shared with its copies until written ({@link SharedChunks}). */
+/**
+ * A {@code long} array in chunks shared with its copies until written ({@link SharedChunks}): {@link ChunkedInts}
+ * for longs. The two are kept apart, as {@code java.util.Arrays} keeps its methods per primitive type, so the
+ * allocator's reads neither box nor cast; what they share (which chunks a copy owns) is {@link SharedChunks}.
+ */
 final class ChunkedLongs {
     private final long[][] chunks;
     private final SharedChunks claims;
