@@ -6,7 +6,7 @@ final class ChunkedInts {
     private final SharedChunks claims;
     final int length;
 
-    /** The values, in chunks of their own (the array is not kept); nothing claimed. */
+    /** The values, in chunks of their own (the array is not kept), every chunk claimed. */
     ChunkedInts(int[] values) {
         this.length = values.length;
         this.chunks = new int[SharedChunks.chunksFor(length)][];
@@ -14,14 +14,14 @@ final class ChunkedInts {
             int from = c << SharedChunks.SHIFT;
             chunks[c] = java.util.Arrays.copyOfRange(values, from, from + SharedChunks.MASK + 1);
         }
-        this.claims = new SharedChunks(chunks.length);
+        this.claims = new SharedChunks(chunks.length, true);
     }
 
     private ChunkedInts(ChunkedInts from) {
         from.claims.release();
         this.length = from.length;
         this.chunks = from.chunks.clone();
-        this.claims = new SharedChunks(chunks.length);
+        this.claims = new SharedChunks(chunks.length, false);
     }
 
     /** Gives up every claim: from now on this instance is only read (it has been handed out). */

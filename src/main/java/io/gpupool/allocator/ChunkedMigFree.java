@@ -9,20 +9,20 @@ final class ChunkedMigFree {
     private final int[][][] chunks;
     private final SharedChunks claims;
 
-    /** The rows, in chunks of their own (the rows themselves are shared, never written). */
+    /** The rows, in chunks of their own, every chunk claimed (the rows themselves are shared, never written). */
     ChunkedMigFree(int[][] rows) {
         this.chunks = new int[SharedChunks.chunksFor(rows.length)][][];
         for (int c = 0; c < chunks.length; c++) {
             int from = c << SharedChunks.SHIFT;
             chunks[c] = java.util.Arrays.copyOfRange(rows, from, from + SharedChunks.MASK + 1);
         }
-        this.claims = new SharedChunks(chunks.length);
+        this.claims = new SharedChunks(chunks.length, true);
     }
 
     private ChunkedMigFree(ChunkedMigFree from) {
         from.claims.release();
         this.chunks = from.chunks.clone();
-        this.claims = new SharedChunks(chunks.length);
+        this.claims = new SharedChunks(chunks.length, false);
     }
 
     /** Gives up every claim: from now on this instance is only read (it has been handed out). */

@@ -1,8 +1,8 @@
 package io.gpupool.allocator;
 
 /**
- * Which chunks of a chunked array one instance may write in place: those it copied itself since it
- * was made or last copied. Copies of a {@link CapacityView} share every chunk neither of them has
+ * Which chunks of a chunked array one instance may write in place: those it made or copied itself
+ * and has not shared since (an instance made from plain values owns all of its chunks). Copies of a {@link CapacityView} share every chunk neither of them has
  * written (copy on write), so a view derived from another by one placement copies the chunk table
  * and the few chunks the placement lands in, not the fleet's arrays (10,000 cards on 1,250 nodes: ~7 KiB instead of
  * ~90 KiB a write; docs/performance.md, "Dry-run at scale").
@@ -18,15 +18,19 @@ final class SharedChunks {
 
     private final long[] owned;
 
-    SharedChunks(int chunks) {
+    /** Claims for {@code chunks} chunks: all of them ({@code all}: chunks just made for this instance) or none. */
+    SharedChunks(int chunks, boolean all) {
         this.owned = new long[(chunks + 63) >>> 6];
+        if (all) {
+            java.util.Arrays.fill(owned, -1L);
+        }
     }
 
     static int chunksFor(int length) {
         return Math.max(1, (length + MASK) >>> SHIFT);
     }
 
-    /** Whether chunk {@code c} is this instance's own; claims it when {@code claim}, for the caller copies it. */
+    /** Whether chunk {@code c} is this instance's own; if not, claims it: the caller copies it before writing. */
     boolean ownsOrClaims(int c) {
         long bit = 1L << c;
         int w = c >>> 6;

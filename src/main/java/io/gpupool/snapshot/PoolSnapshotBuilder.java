@@ -221,12 +221,10 @@ public final class PoolSnapshotBuilder {
             }
         }
         HashTrie<String, Integer> used = promised ? base.promisedMilliByDevice() : base.usedMilliByDevice();
-        HashTrie.Editor<String, Integer> edited = null; // one private copy of the touched nodes for all the moves
+        // One private copy of the touched nodes for all the moves; with none, the very index comes back.
+        HashTrie.Editor<String, Integer> edited = used.edit();
         for (Map.Entry<String, Integer> moved : change.entrySet()) {
             if (moved.getValue() != 0) {
-                if (edited == null) {
-                    edited = used.edit();
-                }
                 Integer held = edited.get(moved.getKey());
                 int milli = (held == null ? 0 : held) + moved.getValue();
                 if (milli == 0) {
@@ -236,7 +234,7 @@ public final class PoolSnapshotBuilder {
                 }
             }
         }
-        return edited == null ? used : edited.done();
+        return edited.done();
     }
 
     /** The leases under notice: the base's plus the delta, or picked afresh without a base. */

@@ -1,33 +1,17 @@
 package io.gpupool.request.decision;
 
-import io.gpupool.request.backfill.Backfill;
 import io.gpupool.request.preemption.WideningGate;
 import io.gpupool.request.preemption.PreemptionMemory;
 import io.gpupool.request.preemption.PreemptionSearch;
-import io.gpupool.request.input.QueueOrder;
 import io.gpupool.request.input.Allocators;
 import io.gpupool.request.input.PolicyInputs;
 import io.gpupool.domain.request.BlockedBy;
-import io.gpupool.domain.request.PoolReason;
 import io.gpupool.domain.request.WhyPending;
-import io.gpupool.domain.request.RequestState;
 import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.allocator.CapacityView;
-import io.gpupool.domain.decision.DecisionAction;
-import io.gpupool.domain.decision.LoggedDecision;
 import io.gpupool.governance.ActivePolicy;
-import io.gpupool.domain.lease.DeviceShare;
-import io.gpupool.domain.lease.Lease;
-import io.gpupool.domain.lease.LeaseTransitions;
-import io.gpupool.domain.lease.Notice;
-import io.gpupool.domain.lease.LeaseState;
 import io.gpupool.policy.decision.ApprovalRequirement;
-import io.gpupool.domain.request.Approval;
-import io.gpupool.domain.request.Approvers;
-import io.gpupool.policy.decision.Decision;
-import io.gpupool.policy.decision.PreemptionCandidate;
 import io.gpupool.policy.decision.PriorityAssignment;
-import io.gpupool.policy.decision.QuotaStatus;
 import io.gpupool.policy.engine.Evaluation;
 import io.gpupool.policy.engine.EvaluationMemo;
 import io.gpupool.policy.engine.PolicyEngine;
@@ -38,13 +22,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
 
 /**
  * The pipeline for one request inside one writer mutation: policy (admission, priority, quota,
  * preemption candidates) → planner (placement or minimal victims) → rows, snapshot change and
- * decision log entries, all committed together by the caller's transaction.
+ * decision log entries ({@link OutcomeWriter}), all committed together by the caller's transaction.
  */
 public final class RequestDecider {
     /** Policy's answers by what it saw: a retry on a model where nothing it reads changed is not evaluated again. */
@@ -55,11 +38,9 @@ public final class RequestDecider {
     private final ActivePolicy active;
     private final RequestPlanner planner;
     private final PolicyInputs inputs;
-    private final Duration grace;
     private final Duration widenEvery;
-    private final Duration approvalLapse;
-    /** New leases' ids: time-ordered, as the service draws them, unless a replay or dry-run names them in order. */
-    private java.util.function.Supplier<String> leaseIds = TimeOrderedIds::next;
+    /** States each outcome: rows, the lease or the victims' notices, and the log entries. */
+    private final OutcomeWriter outcomes;
 
     public RequestDecider(PolicyEngine engine, ActivePolicy active, Allocators allocators, PolicyInputs inputs,
                    Duration grace, int candidateNodes, Duration widenEvery) {
@@ -71,13 +52,12 @@ public final class RequestDecider {
 
     public RequestDecider(PolicyEngine engine, ActivePolicy active, Allocators allocators, PolicyInputs inputs,
                    Duration grace, int candidateNodes, Duration widenEvery, Duration approvalLapse) {
-        this.approvalLapse = approvalLapse;
+        this.outcomes = new OutcomeWriter(grace, approvalLapse);
         this.evaluations = new EvaluationMemo(engine);
         this.inputs = inputs;
         this.active = active;
         this.planner = new RequestPlanner(allocators, candidateNodes);
         this.allocators = allocators;
-        this.grace = grace;
         this.widenEvery = widenEvery;
     }
 
@@ -88,7 +68,7 @@ public final class RequestDecider {
      * runs; named in order, it repeats itself.
      */
     public void leaseIds(java.util.function.Supplier<String> ids) {
-        this.leaseIds = ids;
+        outcomes.leaseIds(ids);
     }
 
     /**
@@ -149,7 +129,7 @@ public final class RequestDecider {
             repeats.forget(request);
             WhyPending why = new WhyPending(BlockedBy.POLICY_ERROR, null, "EVALUATION_FAILED",
                     "The active policy failed on this request: " + eval.errors(), 0, null, null);
-            return queue(before, changes, request, isNew, why, request.priority(), version, now);
+            return outcomes.queue(before, changes, request, isNew, why, request.priority(), version, now);
         }
         PriorityAssignment priority = eval.priorityOf(request.id()).orElse(null);
         int level = priority == null ? 0 : priority.priority();
@@ -160,7 +140,7 @@ public final class RequestDecider {
         if (mayRepeat) {
             RepeatedRetries.Quiet last = repeats.standing(before, request, eval, reserved, gate.fullSearchDue());
             if (last != null && repeatsItself(last, before, view, request, policy, now)) {
-                return new Outcome(request, null, Outcome.Kind.QUEUED, 0); // as queue() answers a retry that changed nothing
+                return new Outcome(request, null, Outcome.Kind.QUEUED, 0); // as OutcomeWriter.queue answers a retry that changed nothing
             }
         }
         List<PreemptionMemory.Asked> questions = mayRepeat ? new ArrayList<>() : null;
@@ -187,19 +167,19 @@ public final class RequestDecider {
             // rejected or refused below as it would be without approval rules; only a pool policy
             // admits it to once approved is worth asking about. The attempt is only looked at:
             // nothing it planned is stated.
-            return awaitApproval(changes, request, approvals, level, version, now);
+            return outcomes.awaitApproval(changes, request, approvals, level, version, now);
         }
         if (attempt instanceof Attempt.Rejected r) {
-            return rejected(changes, request, isNew, r, level, version, now);
+            return outcomes.rejected(changes, request, isNew, r, level, version, now);
         }
         if (attempt instanceof Attempt.Placed p) {
-            return placed(changes, request, isNew, p, view, eval, priority, level, version, now);
+            return outcomes.placed(changes, request, isNew, p, view, eval, priority, level, version, now);
         }
         if (attempt instanceof Attempt.Preempt p) {
-            return preempting(before, changes, request, isNew, p, gate, level, version, now);
+            return outcomes.preempting(before, changes, request, isNew, p, gate.wideSearchAt(), level, version, now);
         }
         WhyPending why = ((Attempt.Pending) attempt).why().withWideSearchAt(gate.wideSearchAt());
-        Outcome queued = queue(before, changes, request, isNew, why, level, version, now);
+        Outcome queued = outcomes.queue(before, changes, request, isNew, why, level, version, now);
         if (mayRepeat) {
             int searched = (int) (planner.searches() - searchesBefore);
             // Every question proven to name nobody from its pool's leases alone, and none changing what the
@@ -217,71 +197,6 @@ public final class RequestDecider {
             }
         }
         return queued;
-    }
-
-    /**
-     * A request no pool admits or no card could ever host: a submission is refused unstored, like
-     * invalid input; a queued request (the inventory it needed changed) is REJECTED with its
-     * decision, like a policy rejection.
-     */
-    private Outcome rejected(Changes changes, GpuRequest request, boolean isNew, Attempt.Rejected r, int level,
-                             String version, Instant now) {
-        String message = r.blockedBy() != BlockedBy.NEVER_FITS ? r.message()
-                : (isNew ? "It can never be placed: " : "It can no longer be placed after an inventory change: ")
-                + r.message();
-        GpuRequest rejected = request.with(RequestState.REJECTED, level, null,
-                new WhyPending(r.blockedBy(), r.admission() == null ? null : r.admission().ruleName(), r.reasonCode(),
-                        message, 0, null, null), now);
-        if (isNew && r.blockedBy() == BlockedBy.NEVER_FITS) {
-            return new Outcome(rejected, null, Outcome.Kind.REFUSED, 0); // like invalid input: nothing is stored
-        }
-        save(changes, rejected, isNew);
-        log(changes, DecisionAction.REJECT, rejected, null, names(r.admission()), version, r.reasonCode(), message, now);
-        return new Outcome(rejected, null, Outcome.Kind.REJECTED, 0);
-    }
-
-    /** The request placed as planned: its lease, its state and the admission's decision. */
-    private Outcome placed(Changes changes, GpuRequest request, boolean isNew, Attempt.Placed p, CapacityView view,
-                           Evaluation eval, PriorityAssignment priority, int level, String version, Instant now) {
-        List<DeviceShare> shares = new ArrayList<>();
-        p.plan().deviceShares(view).forEach(shares::addAll);
-        boolean borrowed = p.quota() != null && p.quota().status() == QuotaStatus.MAY_BORROW;
-        boolean preemptible = priority == null ? request.preemptible() : priority.preemptible();
-        Lease lease = new Lease(leaseIds.get(), request.id(), request.tenantId(), p.pool(),
-                request.kind(), level, preemptible, borrowed, request.gangSize() > 1 ? request.id() : null,
-                LeaseState.ACTIVE, shares, now, request.ttlSeconds() > 0 ? now.plusSeconds(request.ttlSeconds()) : null,
-                now, null, null, request.priorityClass(), borrowed ? p.quota().lenderId() : null, null);
-        changes.insert(lease);
-        GpuRequest placed = request.with(RequestState.PLACED, level, lease.id(), null, now);
-        save(changes, placed, isNew);
-        List<String> rules = names(eval.admissionOf(request.id()).orElse(null), priority, p.quota());
-        log(changes, DecisionAction.ADMIT, placed, lease.id(), rules, version, borrowed ? "PLACED_BORROWED" : "PLACED",
-                "Placed in pool " + p.pool() + " on " + describe(p.plan()) + " by " + p.plan().strategy()
-                        + (borrowed ? "; borrowed beyond guarantee" : ""), now);
-        return new Outcome(placed, lease, Outcome.Kind.PLACED, 0);
-    }
-
-    /** The victims given notice for the request, which queues until their grace period ends. */
-    private Outcome preempting(PoolSnapshot before, Changes changes, GpuRequest request, boolean isNew,
-                               Attempt.Preempt p, WideningGate gate, int level, String version, Instant now) {
-        Instant deadline = now.plus(grace);
-        for (PreemptionCandidate victim : p.victims()) {
-            Lease lease = before.lease(victim.leaseId()).orElseThrow();
-            Lease noticed = LeaseTransitions.notice(lease, deadline,
-                    new Notice(request.id(), List.of(victim.ruleName()), version, victim.reasonCode()));
-            changes.update(noticed).log(LoggedDecision.of(DecisionAction.NOTICE, request.id(), lease.id(),
-                    lease.tenantId(), List.of(victim.ruleName()), version, victim.reasonCode(),
-                    "Preempted for request " + request.id() + " (priority " + level + "): " + victim.message()
-                            + "; GPUs are taken at " + deadline), now);
-        }
-        String graceMessage = p.victims().size() + " lease(s) preempted in pool " + p.pool()
-                + "; their grace period ends at " + deadline;
-        List<PoolReason> tried = new ArrayList<>(p.triedBefore());
-        tried.add(new PoolReason(p.pool(), BlockedBy.PREEMPTION_GRACE, p.victims().get(0).ruleName(),
-                p.victims().get(0).reasonCode(), graceMessage, 0));
-        WhyPending why = new WhyPending(BlockedBy.PREEMPTION_GRACE, p.victims().get(0).ruleName(),
-                p.victims().get(0).reasonCode(), graceMessage, 0, p.pool(), deadline, gate.wideSearchAt(), tried);
-        return queue(before, changes, request, isNew, why, level, version, now);
     }
 
     /**
@@ -324,91 +239,5 @@ public final class RequestDecider {
             }
         }
         return false;
-    }
-
-    /**
-     * Holds a new request for approval: stored, no capacity, no queue position. Platform admins
-     * decide when any rule names them, else the org-admins of the request's tenant (and platform admins).
-     */
-    private Outcome awaitApproval(Changes changes, GpuRequest request, List<ApprovalRequirement> approvals, int level,
-                                  String version, Instant now) {
-        Approvers approvers = approvals.stream().anyMatch(a -> a.approvers() == Approvers.PLATFORM_ADMIN)
-                ? Approvers.PLATFORM_ADMIN : Approvers.ORG_ADMIN;
-        java.util.Map<String, Approval.Reason> byRule = new java.util.LinkedHashMap<>(); // a rule may fire per pool
-        approvals.forEach(a -> byRule.putIfAbsent(a.ruleName(), new Approval.Reason(a.ruleName(), a.reasonCode(), a.message())));
-        List<Approval.Reason> reasons = List.copyOf(byRule.values());
-        Instant lapses = now.plus(approvalLapse);
-        String who = approvers == Approvers.PLATFORM_ADMIN ? "a platform admin"
-                : "an org-admin of " + request.tenantId() + " (or a platform admin)";
-        String message = "Waits for approval by " + who + " until " + lapses + ": "
-                + String.join("; ", reasons.stream().map(Approval.Reason::message).toList());
-        ApprovalRequirement first = approvals.get(0);
-        WhyPending why = new WhyPending(BlockedBy.APPROVAL, first.ruleName(), first.reasonCode(), message, 0, null, lapses);
-        GpuRequest waiting = request.with(RequestState.AWAITING_APPROVAL, level, null, why, now)
-                .withApproval(Approval.required(approvers, reasons, version, lapses));
-        changes.insert(waiting);
-        log(changes, DecisionAction.AWAIT_APPROVAL, waiting, null, reasons.stream().map(Approval.Reason::ruleName).distinct()
-                .toList(), version, first.reasonCode(), message, now);
-        return new Outcome(waiting, null, Outcome.Kind.AWAITING_APPROVAL, 0);
-    }
-
-    private Outcome queue(PoolSnapshot before, Changes changes, GpuRequest request,
-                          boolean isNew, WhyPending why, int level, String version, Instant now) {
-        GpuRequest queued = request.with(RequestState.QUEUED, level, null, why, now);
-        boolean changed = isNew || !Objects.equals(stripTime(request.whyPending()), stripTime(why))
-                || request.priority() != level;
-        // A new whole-pool search time alone is kept (it paces the next one) but is no new decision.
-        boolean searched = !changed && !Objects.equals(wideSearchAt(request.whyPending()), why.wideSearchAt());
-        if (changed || searched) {
-            save(changes, queued, isNew);
-        }
-        if (changed) {
-            log(changes, DecisionAction.QUEUE, queued, null, why.ruleName() == null ? List.of() : List.of(why.ruleName()),
-                    version, why.reasonCode(), why.message(), now);
-        }
-        int position = isNew ? QueueOrder.position(before, queued) : 0;
-        return new Outcome(changed || searched ? queued : request, null, Outcome.Kind.QUEUED, position);
-    }
-
-    private static Instant wideSearchAt(WhyPending why) {
-        return why == null ? null : why.wideSearchAt();
-    }
-
-    /** "node-a: 8 GPUs, node-b: 8 GPUs" or "node-c: 1 GPU × 250 milli" for people reading the log. */
-    private static String describe(io.gpupool.allocator.PlacementPlan plan) {
-        return plan.members().stream().map(m -> m.nodeId() + ": " + m.gpuCount() + (m.gpuCount() == 1 ? " GPU" : " GPUs")
-                + (m.migProfile() != null ? " (MIG " + m.migProfile() + ")"
-                : m.milliPerGpu() < 1000 ? " × " + m.milliPerGpu() + " milli" : ""))
-                .reduce((a, b) -> a + ", " + b).orElse("nothing");
-    }
-
-    /** What makes a why-pending a new decision: not its messages (counts and times in them move) nor search times. */
-    private static WhyPending stripTime(WhyPending w) {
-        return w == null ? null : new WhyPending(w.blockedBy(), w.ruleName(), w.reasonCode(), null, w.largestFitNow(),
-                w.pool(), w.until(), null, w.perPool().stream().map(p -> new PoolReason(p.pool(), p.blockedBy(),
-                p.ruleName(), p.reasonCode(), null, p.largestFitNow())).toList());
-    }
-
-    private static void save(Changes changes, GpuRequest request, boolean isNew) {
-        if (isNew) {
-            changes.insert(request);
-        } else {
-            changes.update(request);
-        }
-    }
-
-    private static void log(Changes changes, DecisionAction action, GpuRequest r, String leaseId, List<String> rules,
-                            String version, String code, String message, Instant now) {
-        changes.log(LoggedDecision.of(action, r.id(), leaseId, r.tenantId(), rules, version, code, message), now);
-    }
-
-    private static List<String> names(Decision... decisions) {
-        List<String> names = new ArrayList<>();
-        for (Decision d : decisions) {
-            if (d != null && !names.contains(d.ruleName())) {
-                names.add(d.ruleName());
-            }
-        }
-        return names;
     }
 }
