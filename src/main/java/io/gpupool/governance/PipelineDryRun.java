@@ -4,6 +4,7 @@ import io.gpupool.domain.lease.UsageSample;
 import io.gpupool.domain.request.GpuRequest;
 import io.gpupool.policy.dryrun.PipelineRun;
 import io.gpupool.policy.engine.CompiledPolicy;
+import io.gpupool.policy.engine.Evaluation;
 import io.gpupool.snapshot.PoolSnapshot;
 
 import java.time.Instant;
@@ -52,4 +53,16 @@ public interface PipelineDryRun {
      * fleet, and a candidate asked about again, are not run twice.
      */
     PipelineRun recallOrRun(CompiledPolicy policy, Input input, List<GpuRequest> whatIf);
+
+    /**
+     * {@link #recallOrRun}, telling {@code sweepDone} the run's sweep once, as soon as it is known: a run
+     * made now tells it right after its sweep, before the queue passes (so a dry-run compares the two
+     * sides' sweeps on another core while the candidate's passes run); a run given again, at once.
+     */
+    default PipelineRun recallOrRun(CompiledPolicy policy, Input input, List<GpuRequest> whatIf,
+                                    java.util.function.Consumer<Evaluation> sweepDone) {
+        PipelineRun run = recallOrRun(policy, input, whatIf);
+        sweepDone.accept(run.sweep());
+        return run;
+    }
 }

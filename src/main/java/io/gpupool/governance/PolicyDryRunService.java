@@ -14,6 +14,7 @@ import io.gpupool.policy.dryrun.PipelineDiff;
 import io.gpupool.policy.dryrun.PipelineRun;
 import io.gpupool.policy.dryrun.PipelineTotals;
 import io.gpupool.policy.engine.CompiledPolicy;
+import io.gpupool.policy.engine.Evaluation;
 import io.gpupool.policy.engine.PolicyMessage;
 import io.gpupool.policy.fact.RequestFact;
 import io.gpupool.policy.fact.SnapshotFacts;
@@ -131,18 +132,25 @@ public class PolicyDryRunService {
         try {
             PipelineRun activeRun;
             PipelineRun candidateResult;
+            CompletableFuture<DryRunResult> decisions;
             if (hash.equals(RuleSetHash.sha256(activePolicy.ruleSet()))) {
                 // The active rules themselves: one run is both sides (the same rules on the same input decide alike).
                 activeRun = join(activeSide);
                 candidateResult = new PipelineRun(compiled.version(), activeRun.from(), activeRun.until(), activeRun.requests(),
                         activeRun.leases(), activeRun.totals(), activeRun.sweep());
+                decisions = CompletableFuture.completedFuture(compare(input, specs, whatIf, activePolicy, compiled,
+                        activeRun.sweep(), candidateResult.sweep()));
             } else {
-                candidateResult = pipeline.recallOrRun(compiled, input, whatIf);
+                // The two sides' sweeps (and the what-ifs' admissions) are compared on the other core while the
+                // candidate's queue passes run here: its sweep is known before them.
+                CompletableFuture<Evaluation> candidateSweep = new CompletableFuture<>();
+                decisions = candidateSweep.thenCombineAsync(activeSide, (sweep, active) ->
+                        compare(input, specs, whatIf, activePolicy, compiled, active.sweep(), sweep));
+                candidateResult = pipeline.recallOrRun(compiled, input, whatIf, candidateSweep::complete);
                 java.lang.ref.Reference.reachabilityFence(prepared);
                 activeRun = join(activeSide);
             }
-            return answer(request, principal, layered, hash, scenario, input, specs, whatIf, activePolicy, compiled, report,
-                    activeRun, candidateResult, check);
+            return answer(principal, layered, hash, scenario, report, activeRun, candidateResult, join(decisions), check);
         } finally {
             // Started in any case (a side that failed still leaves a verdict to keep for an upload or activation).
             check.start();
@@ -150,17 +158,21 @@ public class PolicyDryRunService {
     }
 
     /** The diffs of the two sides, the live-fleet check's findings as far as they came in time, and the log record. */
-    private DryRunReport answer(DryRunRequest request, String principal, LayeredRuleSet layered, String hash, boolean scenario,
-                                PipelineDryRun.Input input, List<RequestSpec> specs, List<GpuRequest> whatIf,
-                                CompiledPolicy activePolicy, CompiledPolicy compiled, ValidationReport report,
-                                PipelineRun activeRun, PipelineRun candidateResult, FleetCheckStart check) {
-        PipelineDiff diff = PipelineDiff.between(activeRun, candidateResult);
+    /** The two sides' sweeps and the what-if requests' admissions under each policy, decision by decision. */
+    private DryRunResult compare(PipelineDryRun.Input input, List<RequestSpec> specs, List<GpuRequest> whatIf,
+                                 CompiledPolicy activePolicy, CompiledPolicy compiled, Evaluation activeSweep,
+                                 Evaluation candidateSweep) {
         List<RequestFact> pending = specs.isEmpty() ? List.of() : ScenarioFixture.requests(
                 new ScenarioSpec(null, null, null, null, withIds(specs, whatIf), null, null));
         // The facts only the what-ifs' admissions read (deriving them at scale costs a fleet's worth of work).
         SnapshotFacts facts = pending.isEmpty() ? null
                 : SnapshotFacts.of(input.fleet(), input.now(), input.usage(), UsageWindow.DEFAULT);
-        DryRunResult result = dryRun.compare(activePolicy, compiled, activeRun.sweep(), candidateResult.sweep(), facts, pending);
+        return dryRun.compare(activePolicy, compiled, activeSweep, candidateSweep, facts, pending);
+    }
+
+    private DryRunReport answer(String principal, LayeredRuleSet layered, String hash, boolean scenario, ValidationReport report,
+                                PipelineRun activeRun, PipelineRun candidateResult, DryRunResult result, FleetCheckStart check) {
+        PipelineDiff diff = PipelineDiff.between(activeRun, candidateResult);
         // Its warnings and coherence errors are shown when it is done in time: within fleetCheckWait of when it
         // could start, or at once when that was that long ago (beside the pipelines). A check still running
         // leaves the candidate not shown safe (activation runs it in full) and keeps what it finds for the next ask.
@@ -175,7 +187,7 @@ public class PolicyDryRunService {
         return out;
     }
 
-    private static PipelineRun join(CompletableFuture<PipelineRun> side) {
+    private static <T> T join(CompletableFuture<T> side) {
         try {
             return side.join();
         } catch (CompletionException e) {

@@ -42,6 +42,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 
 /**
  * The pipeline without the commit. With a given policy, on an uncommitted copy of a model, it runs
@@ -115,14 +116,29 @@ public class UncommittedPipeline implements PipelineDryRun {
 
     @Override
     public PipelineRun recallOrRun(CompiledPolicy policy, Input input, List<GpuRequest> whatIf) {
+        return recallOrRun(policy, input, whatIf, sweep -> { });
+    }
+
+    @Override
+    public PipelineRun recallOrRun(CompiledPolicy policy, Input input, List<GpuRequest> whatIf, Consumer<Evaluation> sweepDone) {
         RecalledRuns.RunKey key = new RecalledRuns.RunKey(policy.kieBase(), policy.version(), List.copyOf(whatIf),
                 queuePass.searchesResumeAt());
-        return recalled.recallOrRun(key, input, () -> runCounting(policy, input, whatIf));
+        boolean[] told = {false};
+        Consumer<Evaluation> once = sweep -> {
+            told[0] = true;
+            sweepDone.accept(sweep);
+        };
+        PipelineRun run = recalled.recallOrRun(key, input, () -> runCounting(policy, input, whatIf,
+                WritesInParts.CHANGES_PER_WRITE, once));
+        if (!told[0]) {
+            once.accept(run.sweep()); // given again: its sweep is known at once
+        }
+        return run;
     }
 
     @Override
     public PipelineRun run(CompiledPolicy policy, Input input, List<GpuRequest> whatIf) {
-        return runCounting(policy, input, whatIf).run();
+        return runCounting(policy, input, whatIf, WritesInParts.CHANGES_PER_WRITE).run();
     }
 
     /**
@@ -133,11 +149,12 @@ public class UncommittedPipeline implements PipelineDryRun {
         return runCounting(policy, input, whatIf, changesPerWrite).run();
     }
 
-    private RecalledRuns.Ran runCounting(CompiledPolicy policy, Input input, List<GpuRequest> whatIf) {
-        return runCounting(policy, input, whatIf, WritesInParts.CHANGES_PER_WRITE);
+    private RecalledRuns.Ran runCounting(CompiledPolicy policy, Input input, List<GpuRequest> whatIf, int changesPerWrite) {
+        return runCounting(policy, input, whatIf, changesPerWrite, sweep -> { });
     }
 
-    private RecalledRuns.Ran runCounting(CompiledPolicy policy, Input input, List<GpuRequest> whatIf, int changesPerWrite) {
+    private RecalledRuns.Ran runCounting(CompiledPolicy policy, Input input, List<GpuRequest> whatIf, int changesPerWrite,
+                                         Consumer<Evaluation> sweepDone) {
         PoolSnapshot start = input.fleet();
         Instant now = input.now();
         ModelWriter.Uncommitted model = new ModelWriter.Uncommitted(start);
@@ -161,6 +178,7 @@ public class UncommittedPipeline implements PipelineDryRun {
         Evaluation sweep = ReclaimSweep.sweep(model, engine, policy, model.current() == start ? sweepFacts(input)
                 : sweepFacts(input).movedTo(inputs.facts(model.current())), grace, now,
                 ReclaimSweep.Inserted.DEVICES_KEPT, changesPerWrite); // its tiers and labels are compared
+        sweepDone.accept(sweep);
         // Its passes' search budgets go round the queue as the live passes' would: from where the next live pass
         // starts, then the second from where the first ran out. The live scheduler's own resume point is not moved.
         PassBudget.Resume searchesResume = queuePass.resumeFromLive();

@@ -123,8 +123,9 @@ class FleetCheckAfterTheAnswersWorkTest {
         }
 
         @Override
-        public PipelineRun recallOrRun(CompiledPolicy policy, Input input, List<GpuRequest> whatIf) {
-            PipelineRun run = super.recallOrRun(policy, input, whatIf);
+        public PipelineRun recallOrRun(CompiledPolicy policy, Input input, List<GpuRequest> whatIf,
+                                       java.util.function.Consumer<io.gpupool.policy.engine.Evaluation> sweepDone) {
+            PipelineRun run = super.recallOrRun(policy, input, whatIf, sweepDone);
             if ("candidate".equals(policy.version())) {
                 try {
                     Thread.sleep(candidateSideMillis);

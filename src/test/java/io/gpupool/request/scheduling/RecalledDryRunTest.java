@@ -118,6 +118,32 @@ class RecalledDryRunTest {
         assertThat(recalled).as("runs given again").isPositive();
     }
 
+    @Test
+    void theSweepIsToldOnceAndIsTheRunsOwnWhetherTheRunIsMadeNowOrGivenAgain() {
+        FleetLoaded.ensure(new Api(client));
+        clock.freezeAt(Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
+        CompiledPolicy candidate = new PolicyCompiler().compile(RuleSet.draft(PolicyFiles.staleAfterTwoMinutes())
+                .withVersion("told")).orThrow();
+        submit(new Random(7));
+        PipelineDryRun.Input input = pipeline.live();
+        List<io.gpupool.policy.engine.Evaluation> told = new ArrayList<>();
+
+        PipelineRun made = pipeline.recallOrRun(candidate, input, List.of(), told::add);
+        assertThat(told).as("a run made now tells its sweep once").hasSize(1);
+        assertThat(told.get(0)).as("the very sweep the run holds").isSameAs(made.sweep());
+
+        told.clear();
+        PipelineRun again = pipeline.recallOrRun(candidate, pipeline.live(), List.of(), told::add);
+        assertThat(again).as("given again").isSameAs(made);
+        assertThat(told).as("a run given again tells its sweep once").containsExactly(made.sweep());
+
+        told.clear();
+        clock.advance(WINDOW.plusSeconds(1)); // a new input: the run is made anew
+        PipelineRun anew = pipeline.recallOrRun(candidate, pipeline.live(), List.of(), told::add);
+        assertThat(anew).isNotSameAs(made);
+        assertThat(told).as("a run made anew tells its own sweep once").containsExactly(anew.sweep());
+    }
+
     private static void assertSameRun(PipelineRun given, PipelineRun fresh, long seed, int step, Step what) {
         String where = "seed " + seed + " step " + step + " (" + what + ")";
         assertThat(given.policyVersion()).as(where).isEqualTo(fresh.policyVersion());
