@@ -33,7 +33,7 @@ public class FragmentationReports {
     public FragmentationReport fragmentation(ReportWindow w, List<Dimension> dims) {
         PoolSnapshot model = workingSet.current();
         // group key → sample instant → [free, fragment, largest member, whole free] summed (max for gangs) over its pools
-        Map<List<String>, TreeMap<Long, long[]>> byGroup = new TreeMap<>(Comparator.comparing(OperatingGroups::order));
+        Map<List<String>, TreeMap<Long, long[]>> byGroup = new TreeMap<>(OperatingGroups.ORDER);
         for (FragmentationSample s : history.fragmentation(w.from().toEpochMilli(), w.until().toEpochMilli())) {
             List<String> key = OperatingGroups.key(dims, c -> c == Column.POOL ? s.poolId() : null, model);
             long[] at = byGroup.computeIfAbsent(key, k -> new TreeMap<>()).computeIfAbsent(s.atMs(), k -> new long[4]);

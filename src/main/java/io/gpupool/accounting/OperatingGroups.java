@@ -9,6 +9,7 @@ import io.gpupool.store.LedgerStore.Column;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -102,8 +103,21 @@ final class OperatingGroups {
         return BigDecimal.valueOf(milli, 3);
     }
 
-    /** A string key order that puts nulls first and is stable. */
-    static String order(List<String> key) {
-        return String.valueOf(key);
-    }
+    private static final Comparator<String> NULLS_LAST = Comparator.nullsLast(Comparator.naturalOrder());
+
+    /**
+     * The order of group keys: value by value, by text, a group without a value (null) after every
+     * value (as the reports always listed it); a shorter key before a longer one that starts with it. Keys that differ are never equal
+     * here (the reports collect groups in a map sorted by it): a priority class named {@code "null"} is
+     * not the group without one, and {@code ["a, b", "c"]} is not {@code ["a", "b, c"]}.
+     */
+    static final Comparator<List<String>> ORDER = (a, b) -> {
+        for (int i = 0; i < Math.min(a.size(), b.size()); i++) {
+            int c = NULLS_LAST.compare(a.get(i), b.get(i));
+            if (c != 0) {
+                return c;
+            }
+        }
+        return Integer.compare(a.size(), b.size());
+    };
 }

@@ -80,7 +80,7 @@ public class QueueReports {
         PoolSnapshot model = workingSet.current();
         Set<String> tenants = OperatingGroups.scope(caller, model);
         List<Course> courses = courses(w, tenants);
-        Map<List<String>, List<Course>> byGroup = new TreeMap<>(Comparator.comparing(OperatingGroups::order));
+        Map<List<String>, List<Course>> byGroup = new TreeMap<>(OperatingGroups.ORDER);
         for (Course c : courses) {
             byGroup.computeIfAbsent(OperatingGroups.key(dims, c::raw, model), k -> new ArrayList<>()).add(c);
         }

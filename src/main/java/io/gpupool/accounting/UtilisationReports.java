@@ -286,7 +286,7 @@ public class UtilisationReports {
         Set<List<String>> keys = new HashSet<>(allocated.keySet());
         keys.addAll(figures.keySet());
         List<List<String>> ordered = new ArrayList<>(keys);
-        ordered.sort(Comparator.comparing(OperatingGroups::order));
+        ordered.sort(OperatingGroups.ORDER);
         List<UtilisationReport.Row> rows = new ArrayList<>();
         for (int b = 0; b < w.buckets(); b++) {
             for (List<String> key : ordered) {
