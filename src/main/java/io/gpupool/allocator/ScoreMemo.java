@@ -8,7 +8,8 @@ import java.util.Arrays;
  * are interchangeable (idle nodes of one model, nodes filled the same way), so a decision scores
  * each distinct state once. Open addressing over primitive arrays, cleared by an epoch counter:
  * no allocation per decision. A 64-bit hash collision would only cost placement quality, never
- * feasibility (feasibility is checked per node before the memo is consulted).
+ * feasibility (feasibility is checked per node before the memo is consulted). Keyed on the node's
+ * state and on its cards the member may take ({@link #signature}).
  */
 final class ScoreMemo {
     private static final int SIZE = 1 << 12;
@@ -60,7 +61,13 @@ final class ScoreMemo {
     private long[] stateStamp = new long[0];
     private long[] stateHash = new long[0];
 
-    /** Signature of the node's state and the candidate's eligible-GPU count; the state part is cached by node stamp. */
+    /**
+     * Signature of the node's state and of which of its cards the candidate may take (each eligible
+     * card's own state, order-insensitive): the state part is cached by node stamp. Which cards are
+     * eligible (labels, per-card pools, the NVLink domain) is not part of the node's state, and a
+     * score that places on the cards it is given depends on it: two nodes alike but for which card
+     * carries a required label are not interchangeable.
+     */
     long signature(CapacityView view, Candidate c, int node) {
         if (view.lineage() != lineage || stateStamp.length != view.nodeCount()) {
             lineage = view.lineage();
@@ -72,7 +79,19 @@ final class ScoreMemo {
             stateHash[node] = stateSignature(view, node);
             stateStamp[node] = stamp;
         }
-        return mix(stateHash[node] ^ ((long) c.count << 8));
+        CapacityLayout l = view.layout;
+        long eligible = c.count;
+        for (int i = 0; i < c.count; i++) {
+            eligible += mix(gpuState(view, l, c.gpus[i]) ^ ELIGIBLE);
+        }
+        return mix(stateHash[node] ^ Long.rotateLeft(mix(eligible), 8));
+    }
+
+    private static final long ELIGIBLE = 0x2545F4914F6CDD1DL;
+
+    private static long gpuState(CapacityView view, CapacityLayout l, int g) {
+        return mix(((long) view.freeMilli(g) << 32) ^ ((long) l.gpuModel[g] << 20) ^ l.gpuMemoryMib[g]
+                ^ (l.gpuSchedulable[g] ? 1L << 62 : 0) ^ (l.gpuMig[g] ? 1L << 61 : 0));
     }
 
     /** Order-insensitive hash of what a state-only score may depend on. */
@@ -81,8 +100,7 @@ final class ScoreMemo {
         long sum = 0;
         long xor = 0;
         for (int g = l.gpuStart[node]; g < l.gpuStart[node + 1]; g++) {
-            long gpu = mix(((long) view.freeMilli(g) << 32) ^ ((long) l.gpuModel[g] << 20) ^ l.gpuMemoryMib[g]
-                    ^ (l.gpuSchedulable[g] ? 1L << 62 : 0) ^ (l.gpuMig[g] ? 1L << 61 : 0));
+            long gpu = gpuState(view, l, g);
             sum += gpu;
             xor ^= Long.rotateLeft(gpu, 17);
         }
