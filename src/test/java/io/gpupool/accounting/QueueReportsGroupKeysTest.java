@@ -5,7 +5,6 @@ import io.gpupool.auth.Role;
 import io.gpupool.fleet.FleetImporter;
 import io.gpupool.testing.DatabaseTest;
 import io.gpupool.testing.TestClock;
-import io.micronaut.data.connection.jdbc.advice.DelegatingDataSource;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
@@ -31,12 +30,8 @@ class QueueReportsGroupKeysTest {
 
     @Test
     void aPriorityClassNamedNullIsNotMergedWithRequestsThatHaveNone() throws Exception {
-        clock.freezeAt(T0.minus(Duration.ofDays(1)));
-        try (var in = getClass().getResourceAsStream("/fleets/small-fleet.yaml")) {
-            fleet.importText(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8), true, "f", "test");
-        }
-        try (Connection c = DelegatingDataSource.unwrapDataSource(dataSource).getConnection()) {
-            c.setAutoCommit(true);
+        SmallFleetTimeline.importFleetTheDayBefore(T0, clock, fleet); // the cards are in service from the day before on
+        try (Connection c = SmallFleetTimeline.autoCommitting(dataSource)) {
             for (String[] r : new String[][]{{"ra", null}, {"rb", "null"}}) {
                 try (PreparedStatement s = c.prepareStatement("INSERT INTO gpu_request (id, tenant_id, kind, gpus, milli_per_gpu,"
                         + " allowed_models, min_memory_mib, gang_size, topology, topology_required, pool_id, preemptible,"

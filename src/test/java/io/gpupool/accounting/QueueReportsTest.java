@@ -6,7 +6,6 @@ import io.gpupool.fleet.FleetImporter;
 import io.gpupool.store.OperatingHistory.RequestRow;
 import io.gpupool.testing.DatabaseTest;
 import io.gpupool.testing.TestClock;
-import io.micronaut.data.connection.jdbc.advice.DelegatingDataSource;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.BeforeAll;
@@ -66,13 +65,8 @@ class QueueReportsTest {
 
     @BeforeAll
     void timeline() throws Exception {
-        clock.freezeAt(T0.minus(Duration.ofDays(1))); // the cards are in service from the day before on
-        try (var in = QueueReportsTest.class.getResourceAsStream("/fleets/small-fleet.yaml")) {
-            fleet.importText(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8), true, "small-fleet.yaml",
-                    "test");
-        }
-        try (Connection c = DelegatingDataSource.unwrapDataSource(dataSource).getConnection()) {
-            c.setAutoCommit(true);
+        SmallFleetTimeline.importFleetTheDayBefore(T0, clock, fleet); // the cards are in service from the day before on
+        try (Connection c = SmallFleetTimeline.autoCommitting(dataSource)) {
             request(c, "r0", "vision", 1, "[\"" + H100 + "\"]", at(-2, 0));
             decide(c, "r0", "ADMIT", at(-2, 0));
             request(c, "r9", "vision", 1, "[\"" + H100 + "\"]", at(-1, 0));

@@ -5,7 +5,6 @@ import io.gpupool.auth.Role;
 import io.gpupool.fleet.FleetImporter;
 import io.gpupool.testing.DatabaseTest;
 import io.gpupool.testing.TestClock;
-import io.micronaut.data.connection.jdbc.advice.DelegatingDataSource;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.BeforeAll;
@@ -64,13 +63,8 @@ class ReclamationReportsTest {
 
     @BeforeAll
     void timeline() throws Exception {
-        clock.freezeAt(T0.minus(Duration.ofDays(1)));
-        try (var in = ReclamationReportsTest.class.getResourceAsStream("/fleets/small-fleet.yaml")) {
-            fleet.importText(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8), true, "small-fleet.yaml",
-                    "test");
-        }
-        try (Connection c = DelegatingDataSource.unwrapDataSource(dataSource).getConnection()) {
-            c.setAutoCommit(true);
+        SmallFleetTimeline.importFleetTheDayBefore(T0, clock, fleet); // the cards are in service from the day before on
+        try (Connection c = SmallFleetTimeline.autoCommitting(dataSource)) {
             lease(c, "L1", "vision", "training", at(0, 0), at(4, 0), at(1, 10), 1000, "h100-a-gpu0", "h100-a-gpu1");
             lease(c, "L2", "speech", "dev", at(0, 30), null, at(2, 0), 500, "l40s-a-gpu0");
             lease(c, "L3", "speech", "training", at(0, 0), at(5, 0), at(2, 45), 1000, "h100-b-gpu0");
