@@ -60,47 +60,46 @@ final class ScoreMemo {
     private Object lineage;
     private long[] stateStamp = new long[0];
     private long[] stateHash = new long[0];
+    /** Each card's own state hash, made with its node's state hash and kept as long as it. */
+    private long[] cardHash = new long[0];
 
     /**
      * Signature of the node's state and of which of its cards the candidate may take (each eligible
-     * card's own state, order-insensitive): the state part is cached by node stamp. Which cards are
-     * eligible (labels, per-card pools, the NVLink domain) is not part of the node's state, and a
-     * score that places on the cards it is given depends on it: two nodes alike but for which card
-     * carries a required label are not interchangeable.
+     * card's own state, order-insensitive): the state part and the cards' hashes are cached by node
+     * stamp. Which cards are eligible (labels, per-card pools, the NVLink domain) is not part of the
+     * node's state, and a score that places on the cards it is given depends on it: two nodes alike
+     * but for which card carries a required label are not interchangeable.
      */
     long signature(CapacityView view, Candidate c, int node) {
         if (view.lineage() != lineage || stateStamp.length != view.nodeCount()) {
             lineage = view.lineage();
             stateStamp = new long[view.nodeCount()];
             stateHash = new long[view.nodeCount()];
+            cardHash = new long[view.gpuCount()];
         }
         long stamp = view.stamp(node);
         if (stateStamp[node] != stamp) {
-            stateHash[node] = stateSignature(view, node);
+            stateHash[node] = stateSignature(view, node, cardHash);
             stateStamp[node] = stamp;
         }
-        CapacityLayout l = view.layout;
         long eligible = c.count;
         for (int i = 0; i < c.count; i++) {
-            eligible += mix(gpuState(view, l, c.gpus[i]) ^ ELIGIBLE);
+            eligible += mix(cardHash[c.gpus[i]] ^ ELIGIBLE);
         }
         return mix(stateHash[node] ^ Long.rotateLeft(mix(eligible), 8));
     }
 
     private static final long ELIGIBLE = 0x2545F4914F6CDD1DL;
 
-    private static long gpuState(CapacityView view, CapacityLayout l, int g) {
-        return mix(((long) view.freeMilli(g) << 32) ^ ((long) l.gpuModel[g] << 20) ^ l.gpuMemoryMib[g]
-                ^ (l.gpuSchedulable[g] ? 1L << 62 : 0) ^ (l.gpuMig[g] ? 1L << 61 : 0));
-    }
-
-    /** Order-insensitive hash of what a state-only score may depend on. */
-    static long stateSignature(CapacityView view, int node) {
+    /** Order-insensitive hash of what a state-only score may depend on; each card's own hash left in {@code cards}. */
+    static long stateSignature(CapacityView view, int node, long[] cards) {
         CapacityLayout l = view.layout;
         long sum = 0;
         long xor = 0;
         for (int g = l.gpuStart[node]; g < l.gpuStart[node + 1]; g++) {
-            long gpu = gpuState(view, l, g);
+            long gpu = mix(((long) view.freeMilli(g) << 32) ^ ((long) l.gpuModel[g] << 20) ^ l.gpuMemoryMib[g]
+                    ^ (l.gpuSchedulable[g] ? 1L << 62 : 0) ^ (l.gpuMig[g] ? 1L << 61 : 0));
+            cards[g] = gpu;
             sum += gpu;
             xor ^= Long.rotateLeft(gpu, 17);
         }

@@ -157,7 +157,6 @@ public class PolicyDryRunService {
         }
     }
 
-    /** The diffs of the two sides, the live-fleet check's findings as far as they came in time, and the log record. */
     /** The two sides' sweeps and the what-if requests' admissions under each policy, decision by decision. */
     private DryRunResult compare(PipelineDryRun.Input input, List<RequestSpec> specs, List<GpuRequest> whatIf,
                                  CompiledPolicy activePolicy, CompiledPolicy compiled, Evaluation activeSweep,
@@ -170,6 +169,7 @@ public class PolicyDryRunService {
         return dryRun.compare(activePolicy, compiled, activeSweep, candidateSweep, facts, pending);
     }
 
+    /** The diffs of the two sides, the live-fleet check's findings as far as they came in time, and the log record. */
     private DryRunReport answer(String principal, LayeredRuleSet layered, String hash, boolean scenario, ValidationReport report,
                                 PipelineRun activeRun, PipelineRun candidateResult, DryRunResult result, FleetCheckStart check) {
         PipelineDiff diff = PipelineDiff.between(activeRun, candidateResult);

@@ -138,7 +138,7 @@ public class UncommittedPipeline implements PipelineDryRun {
 
     @Override
     public PipelineRun run(CompiledPolicy policy, Input input, List<GpuRequest> whatIf) {
-        return runCounting(policy, input, whatIf, WritesInParts.CHANGES_PER_WRITE).run();
+        return run(policy, input, whatIf, WritesInParts.CHANGES_PER_WRITE);
     }
 
     /**
@@ -146,11 +146,7 @@ public class UncommittedPipeline implements PipelineDryRun {
      * step makes many ({@link WritesInParts#CHANGES_PER_WRITE}; tests compare with 1, one write each).
      */
     PipelineRun run(CompiledPolicy policy, Input input, List<GpuRequest> whatIf, int changesPerWrite) {
-        return runCounting(policy, input, whatIf, changesPerWrite).run();
-    }
-
-    private RecalledRuns.Ran runCounting(CompiledPolicy policy, Input input, List<GpuRequest> whatIf, int changesPerWrite) {
-        return runCounting(policy, input, whatIf, changesPerWrite, sweep -> { });
+        return runCounting(policy, input, whatIf, changesPerWrite, sweep -> { }).run();
     }
 
     private RecalledRuns.Ran runCounting(CompiledPolicy policy, Input input, List<GpuRequest> whatIf, int changesPerWrite,
