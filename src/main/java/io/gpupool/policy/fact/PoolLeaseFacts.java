@@ -144,7 +144,12 @@ final class PoolLeaseFacts {
             for (Lease lease : delta.leasesRemoved()) {
                 Entry pool = byPool.get(lease.poolId());
                 Lease replacement = replaced.get(lease.id());
-                if (pool != null && replacement == null) { // a replaced lease keeps its place, as in the snapshot
+                if (replacement != null && !java.util.Objects.equals(replacement.poolId(), lease.poolId())) {
+                    // A lease that changes pools keeps its place in the snapshot, which is its place in
+                    // neither pool's kept list: both pools are derived again on their next use.
+                    byPool.remove(lease.poolId());
+                    byPool.remove(replacement.poolId());
+                } else if (pool != null && replacement == null) { // a replaced lease keeps its place, as in the snapshot
                     pool.remove(lease.id());
                 } else if (pool != null && lease.sameApartFromHeartbeat(replacement)) {
                     heard.put(lease.id(), replacement);

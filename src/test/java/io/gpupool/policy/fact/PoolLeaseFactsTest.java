@@ -196,6 +196,23 @@ class PoolLeaseFactsTest {
     }
 
     @Test
+    void aLeaseReplacedByOneInAnotherPoolLeavesTheOldPoolAndJoinsTheNew() {
+        cache.reset(start, T0);
+        facts(start, null);
+        cache.facts(start, List.of("dev-shared"), T0, null);
+        Lease moved = Leases.lease("vision-ft").tenant("vision").pool("dev-shared").whole("fra-l40s-01-gpu0")
+                .createdAt(T0.minusSeconds(1_800)).lastHeartbeat(T0).build();
+        PoolSnapshot s1 = later(start, Duration.ofSeconds(1), moved);
+        follow(start, s1);
+
+        assertThat(facts(s1, null)).containsExactlyElementsOf(fresh(s1, "training", T0.plusSeconds(1)))
+                .extracting(LeaseFact::leaseId).containsExactly("nlp-train");
+        assertThat(cache.facts(s1, List.of("dev-shared"), second(s1), null))
+                .containsExactlyElementsOf(fresh(s1, "dev-shared", T0.plusSeconds(1)))
+                .extracting(LeaseFact::leaseId).containsExactly("vision-ft");
+    }
+
+    @Test
     void aLeaseThatEndsLeavesItsPoolAndItsDevicesShortlist() {
         cache.reset(start, T0);
         facts(start, null);
