@@ -96,14 +96,13 @@ public final class CapacityTracker extends SnapshotFollower<CapacityView> {
      * capacity and the per-node classes read the shares alone.
      */
     private static Map<String, Lease> sameSharesReplaced(SnapshotDelta delta) {
-        if (delta.leasesRemoved().isEmpty() || delta.leasesAdded().isEmpty()) {
+        Map<String, Lease> replacements = delta.replacements();
+        if (replacements.isEmpty()) {
             return Map.of();
         }
-        Map<String, Lease> added = new HashMap<>(delta.leasesAdded().size() * 2);
-        delta.leasesAdded().forEach(l -> added.put(l.id(), l));
         Map<String, Lease> same = new HashMap<>();
         for (Lease removed : delta.leasesRemoved()) {
-            Lease replacement = added.get(removed.id());
+            Lease replacement = replacements.get(removed.id());
             if (replacement != null && replacement.shares().equals(removed.shares())) {
                 same.put(removed.id(), replacement);
             }

@@ -4,7 +4,9 @@ import io.gpupool.domain.lease.Lease;
 
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -39,6 +41,9 @@ public final class SnapshotDelta {
     private final boolean tenancyChanged;
     private final SnapshotDelta previous;
     private final int depth;
+    /** {@link #replacements()} and {@link #heard()}, worked out on first use (racing threads work out equal maps). */
+    private volatile Map<String, Lease> replacements;
+    private volatile Map<String, Lease> heard;
 
     SnapshotDelta(long parentId, List<Lease> leasesRemoved, List<Lease> leasesAdded, boolean inventoryChanged,
                   boolean tenancyChanged, SnapshotDelta parentDelta) {
@@ -65,6 +70,8 @@ public final class SnapshotDelta {
         this.leasesAdded = original.leasesAdded;
         this.inventoryChanged = original.inventoryChanged;
         this.tenancyChanged = original.tenancyChanged;
+        this.replacements = original.replacements;
+        this.heard = original.heard;
         this.previous = previous;
         this.depth = previous == null ? 0 : previous.depth + 1;
     }
@@ -86,6 +93,57 @@ public final class SnapshotDelta {
     public long parentId() { return parentId; }
     public List<Lease> leasesRemoved() { return leasesRemoved; }
     public List<Lease> leasesAdded() { return leasesAdded; }
+    /**
+     * The leases this delta replaced, by id: the added lease that took the place of a removed one of
+     * the same id (a heartbeat, a notice, a renewal, an end of grace that kept the lease). Worked out
+     * once per delta: every state that follows the model (policy facts, capacity, lease facts,
+     * retries' stamps) pairs the two lists, and a replay's heartbeats restate every lease each sweep.
+     */
+    public Map<String, Lease> replacements() {
+        Map<String, Lease> pairs = replacements;
+        if (pairs == null) {
+            pairs = Map.of();
+            if (!leasesRemoved.isEmpty() && !leasesAdded.isEmpty()) {
+                Map<String, Lease> added = new HashMap<>(leasesAdded.size() * 4 / 3 + 1);
+                leasesAdded.forEach(l -> added.put(l.id(), l));
+                Map<String, Lease> found = new HashMap<>(Math.min(leasesRemoved.size(), leasesAdded.size()) * 4 / 3 + 1);
+                for (Lease removed : leasesRemoved) {
+                    Lease replacement = added.get(removed.id());
+                    if (replacement != null) {
+                        found.put(removed.id(), replacement);
+                    }
+                }
+                pairs = java.util.Collections.unmodifiableMap(found);
+            }
+            replacements = pairs;
+        }
+        return pairs;
+    }
+
+    /**
+     * Of {@link #replacements()}, those that differ from the lease they replaced in the last heartbeat
+     * alone ({@link Lease#sameApartFromHeartbeat}), by id: nothing but a lease's heartbeat age moved.
+     */
+    public Map<String, Lease> heard() {
+        Map<String, Lease> beats = heard;
+        if (beats == null) {
+            beats = Map.of();
+            Map<String, Lease> pairs = replacements();
+            if (!pairs.isEmpty()) {
+                Map<String, Lease> found = new HashMap<>(pairs.size() * 4 / 3 + 1);
+                for (Lease removed : leasesRemoved) {
+                    Lease replacement = pairs.get(removed.id());
+                    if (removed.sameApartFromHeartbeat(replacement)) {
+                        found.put(removed.id(), replacement);
+                    }
+                }
+                beats = java.util.Collections.unmodifiableMap(found);
+            }
+            heard = beats;
+        }
+        return beats;
+    }
+
     /** Sites, clusters, nodes, devices or device profiles changed. */
     public boolean inventoryChanged() { return inventoryChanged; }
     /** Tenants, pools or quotas changed. */

@@ -61,6 +61,29 @@ class IncrementalSnapshotTest {
     }
 
     @Test
+    void deltaPairsEachReplacedLeaseWithItsReplacementAndTellsAHeartbeatAloneApart() {
+        PoolSnapshot s = new LeaseChurn(3).fleet();
+        java.util.Iterator<Lease> leases = s.leases().values().iterator();
+        Lease beating = leases.next();
+        Lease noticedBefore = leases.next();
+        Lease ending = leases.next();
+        Lease beat = LeaseTransitions.heartbeat(beating, s.takenAt().plusSeconds(30));
+        Lease noticed = LeaseTransitions.notice(noticedBefore, s.takenAt().plusSeconds(30), Leases.NOTICE);
+
+        Lease ended = LeaseTransitions.end(ending, LeaseState.RELEASED, s.takenAt().plusSeconds(30));
+
+        PoolSnapshot next = s.toBuilder().lease(beat).lease(noticed).lease(ended).build();
+
+        SnapshotDelta delta = next.delta();
+        assertThat(delta.replacements()).as("the ended lease has no replacement")
+                .containsOnly(java.util.Map.entry(beating.id(), beat), java.util.Map.entry(noticedBefore.id(), noticed));
+        assertThat(delta.heard()).as("a notice is more than a heartbeat").containsOnly(java.util.Map.entry(beating.id(), beat));
+        assertThat(delta.replacements()).as("worked out once, shared by every follower").isSameAs(delta.replacements());
+        assertThat(s.toBuilder().lease(beat).build().delta().heard()).containsOnlyKeys(beating.id());
+        assertThat(s.toBuilder().lease(ended).build().delta().replacements()).isEmpty();
+    }
+
+    @Test
     void aFollowerThatMissedSnapshotsCatchesUpFromAnyOfTheLastMaxChainHoweverLongTheChainGrew() {
         PoolSnapshot fleet = new LeaseChurn(5).fleet();
         Lease a = fleet.leases().values().iterator().next();

@@ -64,7 +64,9 @@ public final class FactsTracker extends SnapshotFollower<SnapshotFacts> {
     protected SnapshotFacts advance(PoolSnapshot snapshot, List<SnapshotDelta> deltas) {
         Set<String> touched = new LinkedHashSet<>();
         for (SnapshotDelta delta : deltas) {
-            Map<String, Lease> heard = heartbeatsOnly(delta);
+            // A lease changed by a heartbeat alone, taken out and in again, leaves the usage ledger, the pool
+            // totals and every tenant's rows as they were: not counted (the lease facts still see it).
+            Map<String, Lease> heard = delta.heard();
             for (Lease lease : delta.leasesRemoved()) {
                 if (!heard.containsKey(lease.id())) {
                     count(lease, -1, snapshot, touched);
@@ -88,27 +90,6 @@ public final class FactsTracker extends SnapshotFollower<SnapshotFacts> {
         }
         return new SnapshotFacts(snapshot, tenants, usage,
                 pools.summarise(snapshot, tenants, previous().usageByTenant(), usage, touched), leaseFacts);
-    }
-
-    /**
-     * The leases {@code delta} changed by a heartbeat alone (the same lease but for its last
-     * heartbeat), by id: taking such a lease out and in again leaves the usage ledger, the pool totals
-     * and every tenant's rows as they were, so it is not counted (the lease facts still see it).
-     */
-    private static Map<String, Lease> heartbeatsOnly(SnapshotDelta delta) {
-        if (delta.leasesRemoved().isEmpty() || delta.leasesAdded().isEmpty()) {
-            return Map.of();
-        }
-        Map<String, Lease> removed = new java.util.HashMap<>();
-        delta.leasesRemoved().forEach(l -> removed.put(l.id(), l));
-        Map<String, Lease> heard = new java.util.HashMap<>();
-        for (Lease added : delta.leasesAdded()) {
-            Lease was = removed.get(added.id());
-            if (was != null && was.sameApartFromHeartbeat(added)) {
-                heard.put(added.id(), added);
-            }
-        }
-        return heard;
     }
 
     private void count(Lease lease, int sign, PoolSnapshot snapshot, Set<String> touched) {

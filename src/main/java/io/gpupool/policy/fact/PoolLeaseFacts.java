@@ -138,9 +138,9 @@ final class PoolLeaseFacts {
             return;
         }
         for (SnapshotDelta delta : deltas) {
-            Map<String, Lease> replaced = new HashMap<>();
-            delta.leasesAdded().forEach(l -> replaced.put(l.id(), l));
-            Map<String, Lease> heard = new HashMap<>();
+            Map<String, Lease> replaced = delta.replacements();
+            // A heartbeat alone (the same lease, pool included, but for its last heartbeat) moves one fact's age.
+            Map<String, Lease> heard = delta.heard();
             for (Lease lease : delta.leasesRemoved()) {
                 Entry pool = byPool.get(lease.poolId());
                 Lease replacement = replaced.get(lease.id());
@@ -151,8 +151,6 @@ final class PoolLeaseFacts {
                     byPool.remove(replacement.poolId());
                 } else if (pool != null && replacement == null) { // a replaced lease keeps its place, as in the snapshot
                     pool.remove(lease.id());
-                } else if (pool != null && lease.sameApartFromHeartbeat(replacement)) {
-                    heard.put(lease.id(), replacement);
                 }
             }
             for (Lease lease : delta.leasesAdded()) {

@@ -24,6 +24,8 @@ final class UsageLedger {
     private final Map<Key, Long> subtree = new HashMap<>();
     private Map<String, Quota> quotasIndexed;
     private Map<String, List<Quota>> modelQuotasByTenant = Map.of();
+    /** Every quota by (tenant, pool, model), for the same quota map: a row looked up by its {@code Key}, not a string built per row. */
+    private Map<Key, Quota> quotasByKey = Map.of();
 
     static UsageLedger of(PoolSnapshot snapshot, Map<String, TenantFact> tenants) {
         UsageLedger ledger = new UsageLedger();
@@ -41,6 +43,7 @@ final class UsageLedger {
         copy.subtree.putAll(subtree);
         copy.quotasIndexed = quotasIndexed;
         copy.modelQuotasByTenant = modelQuotasByTenant;
+        copy.quotasByKey = quotasByKey;
         return copy;
     }
 
@@ -102,22 +105,35 @@ final class UsageLedger {
      * was most of the facts' update at 220 tenants.
      */
     private Map<String, List<Quota>> modelQuotas(PoolSnapshot snapshot) {
+        index(snapshot);
+        return modelQuotasByTenant;
+    }
+
+    /** The quota of (tenant, pool, model) in {@code snapshot}, null when it has none. */
+    private Quota quota(PoolSnapshot snapshot, Key key) {
+        index(snapshot);
+        return quotasByKey.get(key);
+    }
+
+    private void index(PoolSnapshot snapshot) {
         if (snapshot.quotas() != quotasIndexed) {
             Map<String, List<Quota>> byTenant = new HashMap<>();
+            Map<Key, Quota> byKey = new HashMap<>(snapshot.quotas().size() * 4 / 3 + 1);
             for (Quota q : snapshot.quotas().values()) {
                 if (!Quota.ANY_MODEL.equals(q.model())) {
                     byTenant.computeIfAbsent(q.tenantId(), k -> new ArrayList<>()).add(q);
                 }
+                byKey.put(new Key(q.tenantId(), q.poolId(), q.model()), q);
             }
             modelQuotasByTenant = byTenant;
+            quotasByKey = byKey;
             quotasIndexed = snapshot.quotas();
         }
-        return modelQuotasByTenant;
     }
 
     private TenantUsageFact row(TenantFact t, String poolId, String model, PoolSnapshot snapshot, long withheldBelow) {
-        Quota q = snapshot.quotas().get(new Quota(t.tenantId(), poolId, model, 0, 0, 0).key());
         Key key = new Key(t.tenantId(), poolId, model);
+        Quota q = quota(snapshot, key);
         return new TenantUsageFact(t.tenantId(), t.orgId(), poolId, model,
                 q == null ? 0 : SnapshotFacts.milli(q.guaranteedGpus()),
                 q == null ? 0 : SnapshotFacts.milli(q.borrowingLimit()),

@@ -190,17 +190,17 @@ final class RepeatedRetries {
         protected Counts advance(PoolSnapshot snapshot, List<SnapshotDelta> deltas) {
             Counts counts = previous();
             for (SnapshotDelta delta : deltas) {
-                Map<String, Lease> added = new HashMap<>();
-                delta.leasesAdded().forEach(l -> added.put(l.id(), l));
+                Map<String, Lease> heard = delta.heard(); // a heartbeat: nothing a retry plans or ranks with moved
                 for (Lease removed : delta.leasesRemoved()) {
-                    Lease replacement = added.get(removed.id());
-                    if (removed.sameApartFromHeartbeat(replacement)) {
-                        added.remove(removed.id()); // a heartbeat: nothing a retry plans or ranks with moved
-                        continue;
+                    if (!heard.containsKey(removed.id())) {
+                        touched(counts, snapshot, removed);
                     }
-                    touched(counts, snapshot, removed);
                 }
-                added.values().forEach(l -> touched(counts, snapshot, l));
+                for (Lease added : delta.leasesAdded()) {
+                    if (heard.get(added.id()) != added) {
+                        touched(counts, snapshot, added);
+                    }
+                }
             }
             return counts;
         }
