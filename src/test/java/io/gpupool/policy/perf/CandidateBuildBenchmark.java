@@ -18,6 +18,7 @@ import java.util.TreeMap;
  */
 public final class CandidateBuildBenchmark {
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    private static final String ONLY = System.getProperty("benchmark.only");
 
     public static void main(String[] args) {
         int builds = args.length > 0 ? Integer.parseInt(args[0]) : 10;
@@ -25,6 +26,9 @@ public final class CandidateBuildBenchmark {
         System.out.printf("load average at start: %.2f%n", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
         for (int i = -3; i < builds; i++) {
             Map<String, String> files = new TreeMap<>(PolicyFiles.staleAfterTwoMinutes());
+            if (ONLY != null) { // -Dbenchmark.only=a.drl,b.drl: the other rule files left out (what a build of the changed files alone would cost)
+                files.keySet().removeIf(p -> p.endsWith(".drl") && !java.util.Arrays.asList(ONLY.split(",")).contains(p));
+            }
             String first = files.keySet().stream().filter(p -> p.endsWith(".drl")).findFirst().orElseThrow();
             files.put(first, files.get(first) + "\n// build " + i + " " + System.nanoTime() + "\n");
             if (ruleChanged) {
