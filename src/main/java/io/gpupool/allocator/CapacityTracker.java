@@ -72,16 +72,19 @@ public final class CapacityTracker extends SnapshotFollower<CapacityView> {
             // A lease replaced by one holding the very same shares (a heartbeat, a notice, a renewal)
             // gives back and takes the same capacity: neither is applied, and a delta of nothing
             // else leaves the view as it was.
-            Map<String, Lease> sameShares = sameSharesReplaced(delta);
-            for (Lease lease : delta.leasesRemoved()) {
-                if (sameShares.containsKey(lease.id())) {
+            List<Lease> removed = delta.leasesRemoved();
+            List<Lease> added = delta.leasesAdded();
+            for (int i = 0; i < removed.size(); i++) {
+                Lease lease = removed.get(i);
+                if (sameShares(lease, delta.replacementOf(i), added)) {
                     continue;
                 }
                 SnapshotCapacity.victim(view, lease).shares().forEach(s -> changes.add(new CapacityView.ShareChange(s, 1)));
                 countClasses(view, lease, snapshot, -1, classes);
             }
-            for (Lease lease : delta.leasesAdded()) {
-                if (sameShares.get(lease.id()) == lease) {
+            for (int j = 0; j < added.size(); j++) {
+                Lease lease = added.get(j);
+                if (sameShares(lease, delta.replacedAt(j), removed)) {
                     continue;
                 }
                 SnapshotCapacity.victim(view, lease).shares().forEach(s -> changes.add(new CapacityView.ShareChange(s, -1)));
@@ -92,22 +95,12 @@ public final class CapacityTracker extends SnapshotFollower<CapacityView> {
     }
 
     /**
-     * The leases of {@code delta} removed and added again with equal shares, by id (the added one):
+     * Whether {@code lease} and its pair in {@code others} at {@code pairedAt} (-1: none; its
+     * replacement or the lease it replaced, {@link SnapshotDelta#replacementOf}) hold equal shares:
      * capacity and the per-node classes read the shares alone.
      */
-    private static Map<String, Lease> sameSharesReplaced(SnapshotDelta delta) {
-        Map<String, Lease> replacements = delta.replacements();
-        if (replacements.isEmpty()) {
-            return Map.of();
-        }
-        Map<String, Lease> same = new HashMap<>();
-        for (Lease removed : delta.leasesRemoved()) {
-            Lease replacement = replacements.get(removed.id());
-            if (replacement != null && replacement.shares().equals(removed.shares())) {
-                same.put(removed.id(), replacement);
-            }
-        }
-        return same;
+    private static boolean sameShares(Lease lease, int pairedAt, List<Lease> others) {
+        return pairedAt >= 0 && others.get(pairedAt).shares().equals(lease.shares());
     }
 
     /** Adjusts the per-node class counts and records each touched node's resulting class bits. */

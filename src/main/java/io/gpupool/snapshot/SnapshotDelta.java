@@ -41,9 +41,8 @@ public final class SnapshotDelta {
     private final boolean tenancyChanged;
     private final SnapshotDelta previous;
     private final int depth;
-    /** {@link #replacements()} and {@link #heard()}, worked out on first use (racing threads work out equal maps). */
-    private volatile Map<String, Lease> replacements;
-    private volatile Map<String, Lease> heard;
+    /** {@link #replacementOf}, {@link #replacedAt} and who was heard, worked out on first use. */
+    private volatile Pairing pairing;
 
     SnapshotDelta(long parentId, List<Lease> leasesRemoved, List<Lease> leasesAdded, boolean inventoryChanged,
                   boolean tenancyChanged, SnapshotDelta parentDelta) {
@@ -70,8 +69,7 @@ public final class SnapshotDelta {
         this.leasesAdded = original.leasesAdded;
         this.inventoryChanged = original.inventoryChanged;
         this.tenancyChanged = original.tenancyChanged;
-        this.replacements = original.replacements;
-        this.heard = original.heard;
+        this.pairing = original.pairing;
         this.previous = previous;
         this.depth = previous == null ? 0 : previous.depth + 1;
     }
@@ -94,54 +92,72 @@ public final class SnapshotDelta {
     public List<Lease> leasesRemoved() { return leasesRemoved; }
     public List<Lease> leasesAdded() { return leasesAdded; }
     /**
-     * The leases this delta replaced, by id: the added lease that took the place of a removed one of
-     * the same id (a heartbeat, a notice, a renewal, an end of grace that kept the lease). Worked out
-     * once per delta: every state that follows the model (policy facts, capacity, lease facts,
-     * retries' stamps) pairs the two lists, and a replay's heartbeats restate every lease each sweep.
+     * The index in {@link #leasesAdded()} of the lease that took the place of
+     * {@code leasesRemoved().get(removed)} (the same id: a heartbeat, a notice, a renewal), or -1 when
+     * it was not replaced. Every state that follows the model (policy facts, kept lease facts,
+     * capacity, retries' stamps) pairs the two lists, and a replay's heartbeats restate every lease
+     * each sweep: the pairing is worked out once per delta and kept as two index arrays (a few bytes a
+     * lease, for a chain of thousands of deltas), not as maps.
      */
-    public Map<String, Lease> replacements() {
-        Map<String, Lease> pairs = replacements;
-        if (pairs == null) {
-            pairs = Map.of();
-            if (!leasesRemoved.isEmpty() && !leasesAdded.isEmpty()) {
-                Map<String, Lease> added = new HashMap<>(leasesAdded.size() * 4 / 3 + 1);
-                leasesAdded.forEach(l -> added.put(l.id(), l));
-                Map<String, Lease> found = new HashMap<>(Math.min(leasesRemoved.size(), leasesAdded.size()) * 4 / 3 + 1);
-                for (Lease removed : leasesRemoved) {
-                    Lease replacement = added.get(removed.id());
-                    if (replacement != null) {
-                        found.put(removed.id(), replacement);
-                    }
-                }
-                pairs = java.util.Collections.unmodifiableMap(found);
-            }
-            replacements = pairs;
-        }
-        return pairs;
+    public int replacementOf(int removed) {
+        return pairing().addedFor[removed];
+    }
+
+    /** The index in {@link #leasesRemoved()} of the lease {@code leasesAdded().get(added)} replaced, or -1. */
+    public int replacedAt(int added) {
+        return pairing().removedFor[added];
     }
 
     /**
-     * Of {@link #replacements()}, those that differ from the lease they replaced in the last heartbeat
-     * alone ({@link Lease#sameApartFromHeartbeat}), by id: nothing but a lease's heartbeat age moved.
+     * Whether {@code leasesRemoved().get(removed)} was replaced by the same lease but for its last
+     * heartbeat ({@link Lease#sameApartFromHeartbeat}): nothing but its heartbeat age moved.
      */
-    public Map<String, Lease> heard() {
-        Map<String, Lease> beats = heard;
-        if (beats == null) {
-            beats = Map.of();
-            Map<String, Lease> pairs = replacements();
-            if (!pairs.isEmpty()) {
-                Map<String, Lease> found = new HashMap<>(pairs.size() * 4 / 3 + 1);
-                for (Lease removed : leasesRemoved) {
-                    Lease replacement = pairs.get(removed.id());
-                    if (removed.sameApartFromHeartbeat(replacement)) {
-                        found.put(removed.id(), replacement);
+    public boolean heardRemoved(int removed) {
+        return pairing().heard.get(removed);
+    }
+
+    /** Whether {@code leasesAdded().get(added)} replaced a lease that differed in its last heartbeat alone. */
+    public boolean heardAdded(int added) {
+        Pairing p = pairing();
+        int removed = p.removedFor[added];
+        return removed >= 0 && p.heard.get(removed);
+    }
+
+    private Pairing pairing() {
+        Pairing p = pairing;
+        if (p == null) {
+            p = Pairing.of(leasesRemoved, leasesAdded);
+            pairing = p; // racing threads work out equal pairings
+        }
+        return p;
+    }
+
+    /** Replaced leases paired by index both ways, and which of them a heartbeat alone changed (by removed index). */
+    private record Pairing(int[] addedFor, int[] removedFor, java.util.BitSet heard) {
+        static Pairing of(List<Lease> removed, List<Lease> added) {
+            int[] addedFor = new int[removed.size()];
+            int[] removedFor = new int[added.size()];
+            java.util.Arrays.fill(addedFor, -1);
+            java.util.Arrays.fill(removedFor, -1);
+            java.util.BitSet heard = new java.util.BitSet(removed.size());
+            if (!removed.isEmpty() && !added.isEmpty()) {
+                Map<String, Integer> addedAt = new HashMap<>(added.size() * 4 / 3 + 1);
+                for (int j = 0; j < added.size(); j++) {
+                    addedAt.put(added.get(j).id(), j);
+                }
+                for (int i = 0; i < removed.size(); i++) {
+                    Integer j = addedAt.get(removed.get(i).id());
+                    if (j != null) {
+                        addedFor[i] = j;
+                        removedFor[j] = i;
+                        if (removed.get(i).sameApartFromHeartbeat(added.get(j))) {
+                            heard.set(i);
+                        }
                     }
                 }
-                beats = java.util.Collections.unmodifiableMap(found);
             }
-            heard = beats;
+            return new Pairing(addedFor, removedFor, heard);
         }
-        return beats;
     }
 
     /** Sites, clusters, nodes, devices or device profiles changed. */

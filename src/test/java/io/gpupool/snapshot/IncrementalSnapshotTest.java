@@ -75,12 +75,27 @@ class IncrementalSnapshotTest {
         PoolSnapshot next = s.toBuilder().lease(beat).lease(noticed).lease(ended).build();
 
         SnapshotDelta delta = next.delta();
-        assertThat(delta.replacements()).as("the ended lease has no replacement")
-                .containsOnly(java.util.Map.entry(beating.id(), beat), java.util.Map.entry(noticedBefore.id(), noticed));
-        assertThat(delta.heard()).as("a notice is more than a heartbeat").containsOnly(java.util.Map.entry(beating.id(), beat));
-        assertThat(delta.replacements()).as("worked out once, shared by every follower").isSameAs(delta.replacements());
-        assertThat(s.toBuilder().lease(beat).build().delta().heard()).containsOnlyKeys(beating.id());
-        assertThat(s.toBuilder().lease(ended).build().delta().replacements()).isEmpty();
+        List<Lease> removed = delta.leasesRemoved();
+        List<Lease> added = delta.leasesAdded();
+        assertThat(removed).containsExactlyInAnyOrder(beating, noticedBefore, ending);
+        assertThat(added).containsExactlyInAnyOrder(beat, noticed);
+        for (int i = 0; i < removed.size(); i++) {
+            Lease was = removed.get(i);
+            int at = delta.replacementOf(i);
+            if (was == ending) {
+                assertThat(at).as("the ended lease has no replacement").isEqualTo(-1);
+            } else {
+                assertThat(added.get(at)).as("the replacement of %s", was.id()).isEqualTo(was == beating ? beat : noticed);
+                assertThat(delta.replacedAt(at)).as("paired both ways").isEqualTo(i);
+            }
+            assertThat(delta.heardRemoved(i)).as("%s changed by a heartbeat alone", was.id()).isEqualTo(was == beating);
+        }
+        for (int j = 0; j < added.size(); j++) {
+            assertThat(delta.heardAdded(j)).as("a notice is more than a heartbeat").isEqualTo(added.get(j) == beat);
+        }
+        SnapshotDelta endedOnly = s.toBuilder().lease(ended).build().delta();
+        assertThat(endedOnly.replacementOf(0)).isEqualTo(-1);
+        assertThat(endedOnly.heardRemoved(0)).isFalse();
     }
 
     @Test

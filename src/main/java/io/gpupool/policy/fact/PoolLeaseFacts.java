@@ -138,12 +138,13 @@ final class PoolLeaseFacts {
             return;
         }
         for (SnapshotDelta delta : deltas) {
-            Map<String, Lease> replaced = delta.replacements();
-            // A heartbeat alone (the same lease, pool included, but for its last heartbeat) moves one fact's age.
-            Map<String, Lease> heard = delta.heard();
-            for (Lease lease : delta.leasesRemoved()) {
+            List<Lease> removed = delta.leasesRemoved();
+            List<Lease> added = delta.leasesAdded();
+            for (int i = 0; i < removed.size(); i++) {
+                Lease lease = removed.get(i);
                 Entry pool = byPool.get(lease.poolId());
-                Lease replacement = replaced.get(lease.id());
+                int at = delta.replacementOf(i);
+                Lease replacement = at < 0 ? null : added.get(at);
                 if (replacement != null && !java.util.Objects.equals(replacement.poolId(), lease.poolId())) {
                     // A lease that changes pools keeps its place in the snapshot, which is its place in
                     // neither pool's kept list: both pools are derived again on their next use.
@@ -153,14 +154,16 @@ final class PoolLeaseFacts {
                     pool.remove(lease.id());
                 }
             }
-            for (Lease lease : delta.leasesAdded()) {
+            for (int j = 0; j < added.size(); j++) {
+                Lease lease = added.get(j);
                 Entry pool = byPool.get(lease.poolId());
                 if (pool == null) {
                     continue;
                 }
                 // Derived at the pool's own second, like the facts beside it; a heartbeat alone moves its age only.
                 Instant at = pool.second == second ? now : Instant.ofEpochSecond(pool.second);
-                LeaseFact was = heard.get(lease.id()) == lease ? pool.byId.get(lease.id()) : null;
+                // A heartbeat alone (the same lease, pool included, but for its last heartbeat) moves one fact's age.
+                LeaseFact was = delta.heardAdded(j) ? pool.byId.get(lease.id()) : null;
                 pool.put(was != null ? LeaseFacts.heard(was, lease, at) : derive(snapshot, List.of(lease), at).get(0));
             }
         }

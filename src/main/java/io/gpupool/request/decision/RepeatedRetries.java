@@ -190,15 +190,17 @@ final class RepeatedRetries {
         protected Counts advance(PoolSnapshot snapshot, List<SnapshotDelta> deltas) {
             Counts counts = previous();
             for (SnapshotDelta delta : deltas) {
-                Map<String, Lease> heard = delta.heard(); // a heartbeat: nothing a retry plans or ranks with moved
-                for (Lease removed : delta.leasesRemoved()) {
-                    if (!heard.containsKey(removed.id())) {
-                        touched(counts, snapshot, removed);
+                // a heartbeat alone: nothing a retry plans or ranks with moved
+                List<Lease> removed = delta.leasesRemoved();
+                for (int i = 0; i < removed.size(); i++) {
+                    if (!delta.heardRemoved(i)) {
+                        touched(counts, snapshot, removed.get(i));
                     }
                 }
-                for (Lease added : delta.leasesAdded()) {
-                    if (heard.get(added.id()) != added) {
-                        touched(counts, snapshot, added);
+                List<Lease> added = delta.leasesAdded();
+                for (int j = 0; j < added.size(); j++) {
+                    if (!delta.heardAdded(j)) {
+                        touched(counts, snapshot, added.get(j));
                     }
                 }
             }
