@@ -123,6 +123,24 @@ public final class SnapshotDelta {
         return removed >= 0 && p.heard.get(removed);
     }
 
+    /**
+     * Hands each lease this delta removed to {@code removed} and each it added to {@code added}, in
+     * the lists' order, but for those a heartbeat alone changed ({@link #heardRemoved}, {@link #heardAdded}):
+     * what state that reads no heartbeat (usage sums, placement stamps) has to take out and put in.
+     */
+    public void forEachBeyondHeartbeats(java.util.function.Consumer<Lease> removed, java.util.function.Consumer<Lease> added) {
+        for (int i = 0; i < leasesRemoved.size(); i++) {
+            if (!heardRemoved(i)) {
+                removed.accept(leasesRemoved.get(i));
+            }
+        }
+        for (int j = 0; j < leasesAdded.size(); j++) {
+            if (!heardAdded(j)) {
+                added.accept(leasesAdded.get(j));
+            }
+        }
+    }
+
     private Pairing pairing() {
         Pairing p = pairing;
         if (p == null) {

@@ -93,6 +93,11 @@ class IncrementalSnapshotTest {
         for (int j = 0; j < added.size(); j++) {
             assertThat(delta.heardAdded(j)).as("a notice is more than a heartbeat").isEqualTo(added.get(j) == beat);
         }
+        List<Lease> takenOut = new java.util.ArrayList<>();
+        List<Lease> putIn = new java.util.ArrayList<>();
+        delta.forEachBeyondHeartbeats(takenOut::add, putIn::add);
+        assertThat(takenOut).as("all but the heartbeat").containsExactlyInAnyOrder(noticedBefore, ending);
+        assertThat(putIn).containsExactly(noticed);
         SnapshotDelta endedOnly = s.toBuilder().lease(ended).build().delta();
         assertThat(endedOnly.replacementOf(0)).isEqualTo(-1);
         assertThat(endedOnly.heardRemoved(0)).isFalse();

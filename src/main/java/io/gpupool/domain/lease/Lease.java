@@ -24,7 +24,7 @@ public record Lease(String id, String requestId, String tenantId, String poolId,
     /**
      * Whether {@code other} equals this lease in every component but its last heartbeat: what a
      * heartbeat alone changes ({@link LeaseTransitions#heartbeat}). Asked of every lease a replay's
-     * heartbeats restate, by each state that follows the model, so it builds nothing.
+     * heartbeats restate (once per delta: {@code SnapshotDelta}'s pairing), so it builds nothing.
      */
     public boolean sameApartFromHeartbeat(Lease other) {
         return other != null && java.util.Objects.equals(id, other.id) && java.util.Objects.equals(requestId, other.requestId)

@@ -66,18 +66,7 @@ public final class FactsTracker extends SnapshotFollower<SnapshotFacts> {
         for (SnapshotDelta delta : deltas) {
             // A lease changed by a heartbeat alone, taken out and in again, leaves the usage ledger, the pool
             // totals and every tenant's rows as they were: not counted (the lease facts still see it).
-            List<Lease> removed = delta.leasesRemoved();
-            for (int i = 0; i < removed.size(); i++) {
-                if (!delta.heardRemoved(i)) {
-                    count(removed.get(i), -1, snapshot, touched);
-                }
-            }
-            List<Lease> added = delta.leasesAdded();
-            for (int j = 0; j < added.size(); j++) {
-                if (!delta.heardAdded(j)) {
-                    count(added.get(j), 1, snapshot, touched);
-                }
-            }
+            delta.forEachBeyondHeartbeats(lease -> count(lease, -1, snapshot, touched), lease -> count(lease, 1, snapshot, touched));
         }
         leaseFacts.advance(snapshot, deltas, SnapshotFacts.evaluationSecond(snapshot));
         if (touched.isEmpty()) {

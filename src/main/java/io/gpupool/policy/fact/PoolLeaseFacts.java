@@ -162,7 +162,6 @@ final class PoolLeaseFacts {
                 }
                 // Derived at the pool's own second, like the facts beside it; a heartbeat alone moves its age only.
                 Instant at = pool.second == second ? now : Instant.ofEpochSecond(pool.second);
-                // A heartbeat alone (the same lease, pool included, but for its last heartbeat) moves one fact's age.
                 LeaseFact was = delta.heardAdded(j) ? pool.byId.get(lease.id()) : null;
                 pool.put(was != null ? LeaseFacts.heard(was, lease, at) : derive(snapshot, List.of(lease), at).get(0));
             }

@@ -191,18 +191,7 @@ final class RepeatedRetries {
             Counts counts = previous();
             for (SnapshotDelta delta : deltas) {
                 // a heartbeat alone: nothing a retry plans or ranks with moved
-                List<Lease> removed = delta.leasesRemoved();
-                for (int i = 0; i < removed.size(); i++) {
-                    if (!delta.heardRemoved(i)) {
-                        touched(counts, snapshot, removed.get(i));
-                    }
-                }
-                List<Lease> added = delta.leasesAdded();
-                for (int j = 0; j < added.size(); j++) {
-                    if (!delta.heardAdded(j)) {
-                        touched(counts, snapshot, added.get(j));
-                    }
-                }
+                delta.forEachBeyondHeartbeats(lease -> touched(counts, snapshot, lease), lease -> touched(counts, snapshot, lease));
             }
             return counts;
         }
