@@ -14,7 +14,11 @@ import io.gpupool.policy.sandbox.RuleBudget;
 import io.gpupool.policy.sandbox.RuleOrigins;
 import io.gpupool.policy.sandbox.RuleSandbox;
 import org.drools.compiler.compiler.io.memory.MemoryFileSystem;
+import org.drools.compiler.kie.builder.impl.AbstractKieModule;
 import org.drools.compiler.kie.builder.impl.MemoryKieModule;
+import org.drools.compiler.kproject.models.KieBaseModelImpl;
+import org.drools.model.Model;
+import org.drools.modelcompiler.KieBaseBuilder;
 import org.drools.modelcompiler.CanonicalKieModule;
 import org.drools.util.PortablePath;
 import org.kie.api.KieBase;
@@ -28,7 +32,9 @@ import org.kie.api.definition.rule.Rule;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Collection;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -56,19 +62,29 @@ public final class PolicyCompiler {
     private static final int POOLED_SESSIONS = 4;
     /** The one release id of every build (see the class comment), and the lock that keeps them one at a time. */
     private static final String RELEASE_ARTIFACT = "ruleset";
+    private static final String DEFAULT_KIE_BASE = "defaultKieBase";
     private static final Object ONE_BUILD_AT_A_TIME = new Object();
     private final RuleSandbox sandbox = new RuleSandbox();
     /** The generated Java compiled by the builds before, shared by every compiler of the process. */
     private static final GeneratedClassReuse GENERATED_CLASSES = new GeneratedClassReuse();
     private final GeneratedClassReuse generatedClasses;
+    /** The packages built before, shared by every compiler of the process. */
+    private static final BuiltPackages BUILT_PACKAGES = new BuiltPackages();
+    private final BuiltPackages builtPackages;
 
     public PolicyCompiler() {
-        this(GENERATED_CLASSES);
+        this(GENERATED_CLASSES, BUILT_PACKAGES);
     }
 
-    /** A compiler keeping generated classes in {@code generatedClasses} (tests: one of their own, or none kept). */
+    /** A compiler keeping generated classes in {@code generatedClasses} and building every rule set whole (tests). */
     PolicyCompiler(GeneratedClassReuse generatedClasses) {
+        this(generatedClasses, new BuiltPackages(0));
+    }
+
+    /** A compiler keeping generated classes in {@code generatedClasses} and built packages in {@code builtPackages} (tests). */
+    PolicyCompiler(GeneratedClassReuse generatedClasses, BuiltPackages builtPackages) {
         this.generatedClasses = generatedClasses;
+        this.builtPackages = builtPackages;
     }
     private static final RuleBudget.Limits BUILD_BUDGET = new RuleBudget.Limits(java.time.Duration.ofSeconds(10),
             EvaluationLimits.DEFAULT_BASE_BYTES);
@@ -125,13 +141,52 @@ public final class PolicyCompiler {
         }
     }
 
+    /**
+     * Builds the packages of {@code ruleSet} that no earlier build kept and assembles the rule base
+     * from them and the kept ones ({@link BuiltPackages}); builds it whole when nothing is kept, when
+     * it cannot be assembled (a {@code declare}, a file without a package), and whenever the packages
+     * built alone are not clean: an error, a warning, a sandbox refusal or a package that depends on
+     * another. The whole build is the one that reports, with every file in view.
+     */
     private Compilation buildAlone(RuleSet ruleSet) {
+        BuiltPackages.Packages packages = BuiltPackages.Packages.of(ruleSet.ruleFiles());
+        if (packages.assemblable() && builtPackages.keeps()) {
+            Map<String, BuiltPackages.Built> kept = new LinkedHashMap<>();
+            Map<String, Map<String, String>> changed = new LinkedHashMap<>();
+            packages.filesByPackage().forEach((pkg, files) -> builtPackages.kept(packages.keyByPackage().get(pkg))
+                    .ifPresentOrElse(built -> kept.put(pkg, built), () -> changed.put(pkg, files)));
+            if (!kept.isEmpty()) {
+                Optional<Compilation> assembled = buildChanged(ruleSet, packages, kept, changed);
+                if (assembled.isPresent()) {
+                    builtPackages.countAssembled();
+                    return assembled.get();
+                }
+            }
+        }
+        return buildWhole(ruleSet, packages);
+    }
+
+    /** A module built from some of a rule set's files under the one release id; removed from the Kie repository by {@link #close}. */
+    private record Module(KieServices services, ReleaseId releaseId, KieBuilder builder, List<PolicyMessage> messages)
+            implements AutoCloseable {
+        CanonicalKieModule kieModule() {
+            return (CanonicalKieModule) builder.getKieModule();
+        }
+
+        @Override
+        public void close() {
+            services.getRepository().removeKieModule(releaseId);
+        }
+    }
+
+    /** Builds {@code files} (author path → text) into a module; throws what the executable model throws for what it cannot translate. */
+    private Module buildModule(Map<String, String> files) {
         KieServices ks = KieServices.Factory.get();
         KieFileSystem kfs = ks.newKieFileSystem();
         ReleaseId releaseId = ks.newReleaseId("io.gpupool.policy", RELEASE_ARTIFACT, "1.0.0");
         kfs.generateAndWritePomXML(releaseId);
         Map<String, String> authorPathByKiePath = new HashMap<>();
-        for (Map.Entry<String, String> file : ruleSet.ruleFiles().entrySet()) {
+        for (Map.Entry<String, String> file : files.entrySet()) {
             String kiePath = kiePath(file.getKey(), file.getValue());
             authorPathByKiePath.put(kiePath, file.getKey());
             kfs.write(kiePath, file.getValue());
@@ -142,12 +197,8 @@ public final class PolicyCompiler {
             builder = ((org.drools.compiler.kie.builder.impl.KieBuilderImpl) ks.newKieBuilder(kfs))
                     .buildAll(ReusingModelProject.supplier(generatedClasses), path -> true);
         } catch (RuntimeException e) {
-            // The executable model throws for what it cannot translate (e.g. accumulate code it would hand to MVEL).
             ks.getRepository().removeKieModule(releaseId);
-            return new Compilation(Optional.empty(), List.of(PolicyMessage.error(Stage.COMPILE, null, 0, 0,
-                    "The rule set cannot be compiled: " + e.getMessage()
-                            + (String.valueOf(e.getMessage()).contains("accumulate") ? " (use init/action/reverse/result"
-                            + " or a built-in accumulate function)" : ""))));
+            throw e;
         }
         List<PolicyMessage> messages = new ArrayList<>();
         for (Message m : builder.getResults().getMessages()) {
@@ -155,38 +206,139 @@ public final class PolicyCompiler {
             messages.add(new PolicyMessage(Stage.COMPILE, severity(m.getLevel()),
                     authorPathByKiePath.getOrDefault(path, m.getPath()), m.getLine(), column(m), m.getText().strip()));
         }
+        return new Module(ks, releaseId, builder, messages);
+    }
+
+    private Compilation buildWhole(RuleSet ruleSet, BuiltPackages.Packages packages) {
+        Module module;
         try {
+            module = buildModule(ruleSet.ruleFiles());
+        } catch (RuntimeException e) {
+            // The executable model throws for what it cannot translate (e.g. accumulate code it would hand to MVEL).
+            return new Compilation(Optional.empty(), List.of(PolicyMessage.error(Stage.COMPILE, null, 0, 0,
+                    "The rule set cannot be compiled: " + e.getMessage()
+                            + (String.valueOf(e.getMessage()).contains("accumulate") ? " (use init/action/reverse/result"
+                            + " or a built-in accumulate function)" : ""))));
+        }
+        try (module) {
+            List<PolicyMessage> messages = new ArrayList<>(module.messages());
             if (messages.stream().anyMatch(PolicyMessage::isError)) {
                 return new Compilation(Optional.empty(), RuleSources.of(ruleSet).locate(messages));
             }
-            RuleSandbox.Secured secured = secure((CanonicalKieModule) builder.getKieModule());
+            RuleSandbox.Secured secured = secure(module.kieModule());
             if (!secured.safe()) {
                 messages.addAll(RuleSources.of(ruleSet).refusals(secured));
                 return new Compilation(Optional.empty(), messages);
             }
             // The verified classes (instrumented or not: the budget's checks touch no request id).
-            List<RequestIdUse.Finding> idUses = RequestIdUse.contentUses(classesByName(((CanonicalKieModule) builder.getKieModule()).getClassesMap()));
-            boolean requestIdsAsNames = idUses.isEmpty();
-            if (!requestIdsAsNames) {
+            Map<String, byte[]> classes = classesByName(module.kieModule().getClassesMap());
+            List<RequestIdUse.Finding> idUses = RequestIdUse.contentUses(classes);
+            if (!idUses.isEmpty()) {
                 messages.add(idsLookedInto(idUses.get(0), secured.origins()));
             }
             KieBase base;
             // Building the base runs the rule-building code, which evaluates constant conditions (an
             // eval or a from without variables): verified code, but under a budget like any evaluation.
             try (RuleBudget.Scope budget = RuleBudget.open(BUILD_BUDGET)) {
-                base = ks.newKieContainer(releaseId).getKieBase();
+                base = module.services().newKieContainer(module.releaseId()).getKieBase();
             } catch (RuntimeException | RuleBudget.Exceeded | StackOverflowError e) {
                 messages.add(PolicyMessage.error(Stage.EVALUATION, null, 0, 0, "Building the rule base stopped: "
                         + PolicyEngine.stopReason(secured.origins(), secured.classNames(), e)
                         .orElseGet(() -> "a constant condition failed: " + e)));
                 return new Compilation(Optional.empty(), messages);
             }
+            if (packages.assemblable() && module.messages().isEmpty()) {
+                keep(packages, packages.filesByPackage().keySet(), module, classes);
+            }
             return new Compilation(Optional.of(new CompiledPolicy(ruleSet, base, base.newKieSessionsPool(POOLED_SESSIONS), ruleNames(base),
                     matchedDecisionTypes(ruleSet), declaresDecisionsGlobal(ruleSet), secured.origins(),
-                    secured.classNames(), requestIdsAsNames)), messages);
-        } finally {
-            ks.getRepository().removeKieModule(releaseId);
+                    secured.classNames(), idUses.isEmpty())), messages);
         }
+    }
+
+    /**
+     * The rule set built from its {@code kept} packages and the {@code changed} ones, built here
+     * alone; empty when the changed packages are not clean or the assembly fails, for the whole
+     * build to decide and report.
+     */
+    private Optional<Compilation> buildChanged(RuleSet ruleSet, BuiltPackages.Packages packages,
+                                               Map<String, BuiltPackages.Built> kept, Map<String, Map<String, String>> changed) {
+        List<BuiltPackages.Built> parts = new ArrayList<>();
+        Map<String, List<Model>> newModels = new HashMap<>();
+        if (!changed.isEmpty()) {
+            Map<String, String> files = new LinkedHashMap<>();
+            changed.values().forEach(files::putAll);
+            Module module;
+            try {
+                module = buildModule(files);
+            } catch (RuntimeException e) {
+                return Optional.empty();
+            }
+            try (module) {
+                if (!module.messages().isEmpty() || !secure(module.kieModule()).safe()) {
+                    return Optional.empty();
+                }
+                Map<String, BuiltPackages.Built> built = keep(packages, changed.keySet(), module,
+                        classesByName(module.kieModule().getClassesMap()));
+                if (!built.keySet().containsAll(changed.keySet())) {
+                    return Optional.empty(); // a changed package uses another's classes: only a whole build has them all
+                }
+                parts.addAll(built.values());
+            }
+        }
+        parts.addAll(kept.values());
+        KieBase base;
+        try (RuleBudget.Scope budget = RuleBudget.open(BUILD_BUDGET)) {
+            List<Model> models = new ArrayList<>();
+            for (String pkg : packages.filesByPackage().keySet()) {
+                BuiltPackages.Built part = kept.containsKey(pkg) ? kept.get(pkg) : parts.stream()
+                        .filter(p -> p.name().equals(pkg)).findFirst().orElseThrow();
+                models.addAll(part.newModels());
+            }
+            org.kie.api.KieBaseConfiguration conf = KieServices.get().newKieBaseConfiguration(null, PolicyCompiler.class.getClassLoader());
+            base = KieBaseBuilder.createKieBaseFromModel(models, conf);
+            AbstractKieModule.checkStreamMode(KieServices.get().newKieModuleModel().newKieBaseModel(DEFAULT_KIE_BASE), conf,
+                    base.getKiePackages());
+        } catch (RuntimeException | RuleBudget.Exceeded | StackOverflowError e) {
+            return Optional.empty();
+        }
+        RuleOrigins origins = RuleOrigins.union(parts.stream().map(BuiltPackages.Built::origins).toList());
+        Set<String> classNames = new HashSet<>();
+        java.util.SortedSet<RequestIdUse.Finding> idUses = new java.util.TreeSet<>(java.util.Comparator.comparing(RequestIdUse.Finding::toString));
+        for (BuiltPackages.Built part : parts) {
+            classNames.addAll(part.classNames());
+            idUses.addAll(part.idUses());
+        }
+        List<PolicyMessage> messages = new ArrayList<>();
+        if (!idUses.isEmpty()) {
+            messages.add(idsLookedInto(idUses.first(), origins));
+        }
+        return Optional.of(new Compilation(Optional.of(new CompiledPolicy(ruleSet, base, base.newKieSessionsPool(POOLED_SESSIONS),
+                ruleNames(base), matchedDecisionTypes(ruleSet), declaresDecisionsGlobal(ruleSet), origins, classNames,
+                idUses.isEmpty())), messages));
+    }
+
+    /**
+     * Keeps the packages {@code built} in {@code module} that stand alone, and returns them. The
+     * models are made again here (a container built the whole build's base from its own), under
+     * the build's budget like any making of models.
+     */
+    private Map<String, BuiltPackages.Built> keep(BuiltPackages.Packages packages, Collection<String> built, Module module,
+                                                  Map<String, byte[]> classes) {
+        if (!builtPackages.keeps()) {
+            return Map.of();
+        }
+        Collection<Model> models;
+        try (RuleBudget.Scope budget = RuleBudget.open(BUILD_BUDGET)) {
+            KieBaseModelImpl kieBase = (KieBaseModelImpl) module.kieModule().getKieModuleModel().getKieBaseModels().values()
+                    .iterator().next();
+            models = module.kieModule().getModelForKBase(kieBase);
+        } catch (RuntimeException | RuleBudget.Exceeded | StackOverflowError e) {
+            return Map.of();
+        }
+        Map<String, BuiltPackages.Built> keepable = BuiltPackages.keepable(built, classes, models);
+        keepable.forEach((pkg, part) -> builtPackages.keep(packages.keyByPackage().get(pkg), part));
+        return keepable;
     }
 
     /**

@@ -45,6 +45,20 @@ public final class RuleOrigins {
         return new RuleOrigins(rules, functions);
     }
 
+    /**
+     * The origins of a rule base assembled from packages built apart: each package's generated
+     * classes live under its own Java package, so no class has origins in two of them.
+     */
+    public static RuleOrigins union(java.util.Collection<RuleOrigins> parts) {
+        Map<String, Set<String>> rules = new LinkedHashMap<>();
+        Map<String, String> functions = new LinkedHashMap<>();
+        for (RuleOrigins part : parts) {
+            part.rulesByClass.forEach((name, names) -> rules.computeIfAbsent(name, n -> new TreeSet<>()).addAll(names));
+            functions.putAll(part.functionsByMethod);
+        }
+        return new RuleOrigins(rules, functions);
+    }
+
     private static void read(String className, byte[] bytes, Set<String> own, Map<String, Set<String>> rules,
                              Map<String, String> functions) {
         // Functions are the public static methods of the Rules… class itself (its RuleMethods… classes hold the builders).

@@ -1,0 +1,237 @@
+package io.gpupool.policy.engine;
+
+import io.gpupool.policy.sandbox.RuleOrigins;
+import org.drools.model.Model;
+import org.objectweb.asm.ClassReader;
+
+import java.lang.reflect.InvocationTargetException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The rule packages of earlier builds, kept so that a rule set sharing packages with them builds
+ * only the packages it changed. A candidate usually edits one file of nine; parsing the others and
+ * generating their Java again was most of a dry-run's build (docs/performance.md).
+ *
+ * <p>The executable model turns each rule package into a {@link Model} of its own, and a rule base
+ * is assembled from the models of its packages; so a package built in an earlier module gives the
+ * same rules as a package built in this one when nothing in it depends on another package. That
+ * is checked on what was compiled, not on the text: every generated class a package's classes
+ * name (in any constant: a type, a descriptor, a method's owner) must be the package's own, so a
+ * package calling another's function, matching another's declared type or running another's query
+ * is never kept. The package is the unit, never the file: the files of one package build together,
+ * which keeps the rules' load order (it breaks ties between activations of equal salience) the one
+ * of a whole build.
+ *
+ * <p>What is kept was verified by the sandbox and instrumented with the budget in the build that
+ * made it (the sandbox's allowlist is fixed in a process): a kept package's classes are the loaded,
+ * checked ones, never bytes compiled again. Each kept package is held by its content: package name,
+ * file paths and texts. Bounded by count; the least recently used go first.
+ */
+final class BuiltPackages {
+    private static final Pattern PACKAGE = Pattern.compile("(?m)^\\s*package\\s+([\\w.]+)\\s*;?");
+    /** A type declared in the rules (or metadata given to an existing type) belongs to the rule base, not to its package. */
+    private static final Pattern DECLARE = Pattern.compile("(?m)^\\s*declare\\b");
+    /** Internal class names inside a constant: {@code a/b/C}, {@code La/b/C;}, {@code (La/b/C;)V}. */
+    private static final Pattern INTERNAL_NAME = Pattern.compile("[A-Za-z_$][\\w$]*(?:/[A-Za-z_$][\\w$]*)+");
+    private static final int UTF8 = 1;
+    static final int DEFAULT_PACKAGES = 48;
+
+    /** One rule package, built, verified and instrumented: what an assembled rule base takes from it. */
+    record Built(String name, List<Class<? extends Model>> modelTypes, RuleOrigins origins, Set<String> classNames,
+                 List<RequestIdUse.Finding> idUses) {
+        Built {
+            modelTypes = List.copyOf(modelTypes);
+            classNames = Set.copyOf(classNames);
+            idUses = List.copyOf(idUses);
+        }
+
+        /**
+         * New instances of the package's models. Their constructors run the rule-building code, which
+         * evaluates constant conditions: call under a budget, as a container building a base does.
+         */
+        List<Model> newModels() {
+            List<Model> models = new ArrayList<>();
+            for (Class<? extends Model> type : modelTypes) {
+                try {
+                    models.add(type.getDeclaredConstructor().newInstance());
+                } catch (InvocationTargetException e) {
+                    // What the rule-building code threw (a spent budget is an Error), as the build would have seen it.
+                    if (e.getCause() instanceof RuntimeException r) {
+                        throw r;
+                    }
+                    if (e.getCause() instanceof Error err) {
+                        throw err;
+                    }
+                    throw new IllegalStateException(e.getCause());
+                } catch (ReflectiveOperationException e) {
+                    throw new IllegalStateException("The kept model " + type.getName() + " cannot be made again", e);
+                }
+            }
+            return models;
+        }
+    }
+
+    /**
+     * A rule set's files by rule package, in the rule set's file order, with each package's content
+     * key; {@code assemblable} is false where the rule set must be built whole (a file without a
+     * package, or a {@code declare}).
+     */
+    record Packages(Map<String, Map<String, String>> filesByPackage, Map<String, String> keyByPackage, boolean assemblable) {
+        static Packages of(Map<String, String> ruleFiles) {
+            Map<String, Map<String, String>> byPackage = new LinkedHashMap<>();
+            boolean assemblable = true;
+            for (Map.Entry<String, String> file : ruleFiles.entrySet()) {
+                Matcher m = PACKAGE.matcher(file.getValue());
+                boolean named = m.find();
+                if (!named || DECLARE.matcher(file.getValue()).find()) {
+                    assemblable = false;
+                }
+                String pkg = named ? m.group(1) : "";
+                byPackage.computeIfAbsent(pkg, p -> new LinkedHashMap<>()).put(file.getKey(), file.getValue());
+            }
+            Map<String, String> keys = new LinkedHashMap<>();
+            byPackage.forEach((pkg, files) -> keys.put(pkg, key(pkg, files)));
+            return new Packages(byPackage, keys, assemblable);
+        }
+    }
+
+    private final int capacity;
+    private final LinkedHashMap<String, Built> byKey = new LinkedHashMap<>(64, 0.75f, true);
+    private long assembled;
+
+    BuiltPackages() {
+        this(DEFAULT_PACKAGES);
+    }
+
+    /** Keeping at most {@code capacity} packages; 0 keeps none, so every rule set is built whole (tests). */
+    BuiltPackages(int capacity) {
+        this.capacity = capacity;
+    }
+
+    boolean keeps() {
+        return capacity > 0;
+    }
+
+    synchronized Optional<Built> kept(String key) {
+        return Optional.ofNullable(byKey.get(key));
+    }
+
+    synchronized void keep(String key, Built built) {
+        if (capacity == 0) {
+            return;
+        }
+        byKey.put(key, built);
+        while (byKey.size() > capacity) {
+            byKey.remove(byKey.keySet().iterator().next());
+        }
+    }
+
+    /** Rule bases assembled from kept packages since this was made: what a test can observe. */
+    synchronized long assembledBases() {
+        return assembled;
+    }
+
+    synchronized void countAssembled() {
+        assembled++;
+    }
+
+    /**
+     * The packages of a build that can be kept, by name: those of {@code packages} whose classes name
+     * no other package's generated class, each with its models ({@code models}, the module's), the
+     * origins of its classes and its request-id findings. {@code classes} are the module's classes
+     * by internal name, as the sandbox left them.
+     */
+    static Map<String, Built> keepable(Collection<String> packages, Map<String, byte[]> classes, Collection<Model> models) {
+        Map<String, Map<String, byte[]>> owned = new HashMap<>();
+        Map<String, String> ownerByClass = new HashMap<>();
+        classes.forEach((name, bytes) -> owner(name, packages).ifPresent(pkg -> {
+            owned.computeIfAbsent(pkg, p -> new TreeMap<>()).put(name, bytes);
+            ownerByClass.put(name, pkg);
+        }));
+        Map<String, List<Class<? extends Model>>> modelTypes = new HashMap<>();
+        for (Model model : models) {
+            modelTypes.computeIfAbsent(model.getPackageName(), p -> new ArrayList<>()).add(model.getClass());
+        }
+        Map<String, Built> keepable = new LinkedHashMap<>();
+        for (String pkg : packages) {
+            Map<String, byte[]> own = owned.getOrDefault(pkg, Map.of());
+            if (own.isEmpty() || !modelTypes.containsKey(pkg) || !selfContained(pkg, own, classes.keySet(), ownerByClass)) {
+                continue;
+            }
+            keepable.put(pkg, new Built(pkg, modelTypes.get(pkg), RuleOrigins.of(own), own.keySet(), RequestIdUse.contentUses(own)));
+        }
+        return keepable;
+    }
+
+    /** The rule package a generated class belongs to: the longest whose folder holds it (lambdas sit in sub-folders). */
+    private static Optional<String> owner(String internalName, Collection<String> packages) {
+        String best = null;
+        for (String pkg : packages) {
+            if (!pkg.isEmpty() && internalName.startsWith(pkg.replace('.', '/') + "/") && (best == null || pkg.length() > best.length())) {
+                best = pkg;
+            }
+        }
+        return Optional.ofNullable(best);
+    }
+
+    /** True when no class of {@code own} names a generated class other than the package's own. */
+    private static boolean selfContained(String pkg, Map<String, byte[]> own, Set<String> generated, Map<String, String> ownerByClass) {
+        for (byte[] bytes : own.values()) {
+            ClassReader reader = new ClassReader(bytes);
+            for (int item = 1; item < reader.getItemCount(); item++) {
+                int offset = reader.getItem(item);
+                if (offset == 0 || reader.readByte(offset - 1) != UTF8) {
+                    continue; // the second slot of a long or double, or not a string
+                }
+                // Every name and descriptor of the class is one of these strings (names hold no character modified UTF-8 changes).
+                String text = new String(bytes, offset + 2, reader.readUnsignedShort(offset), StandardCharsets.UTF_8);
+                Matcher names = INTERNAL_NAME.matcher(text);
+                while (names.find()) {
+                    String name = names.group();
+                    // In a descriptor a class name follows an L: "La/b/C;" names a/b/C (and a class La/b/C is possible too).
+                    if (foreign(name, pkg, generated, ownerByClass)
+                            || name.startsWith("L") && foreign(name.substring(1), pkg, generated, ownerByClass)) {
+                        return false;
+                    }
+                }
+            }
+        }
+        return true;
+    }
+
+    private static boolean foreign(String name, String pkg, Set<String> generated, Map<String, String> ownerByClass) {
+        return generated.contains(name) && !pkg.equals(ownerByClass.get(name));
+    }
+
+    static String key(String pkg, Map<String, String> files) {
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            sha.update(pkg.getBytes(StandardCharsets.UTF_8));
+            sha.update((byte) 0);
+            // The files in their own order: it is the order a module builds them in, hence the rules' load order.
+            files.forEach((path, text) -> {
+                sha.update(path.getBytes(StandardCharsets.UTF_8));
+                sha.update((byte) 0);
+                sha.update(text.getBytes(StandardCharsets.UTF_8));
+                sha.update((byte) 0);
+            });
+            return HexFormat.of().formatHex(sha.digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

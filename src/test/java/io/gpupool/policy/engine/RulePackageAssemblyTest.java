@@ -1,0 +1,305 @@
+package io.gpupool.policy.engine;
+
+import io.gpupool.policy.DefaultPolicy;
+import io.gpupool.policy.check.PolicyValidator;
+import io.gpupool.policy.check.RuleSetLinter;
+import io.gpupool.policy.check.ValidationReport;
+import io.gpupool.policy.engine.PolicyMessage.Stage;
+import io.gpupool.policy.ruleset.RuleSet;
+import io.gpupool.policy.ruleset.RuleSetFiles;
+import io.gpupool.policy.ruleset.RuleSetLayering;
+import io.gpupool.policy.scenario.PolicyTestReport;
+import io.gpupool.policy.scenario.ScenarioRunner;
+import org.drools.base.definitions.rule.impl.RuleImpl;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A rule set that shares packages with an earlier build builds only the packages it changed and
+ * assembles its rule base from those and the kept ones ({@link BuiltPackages}); it must decide
+ * exactly as the same rule set built whole: the same rules in the same load order, the same
+ * results on every policy test, the same sandbox and budget, the same messages. Where a package
+ * depends on another, or the changed packages are not clean, the rule set is built whole.
+ */
+class RulePackageAssemblyTest {
+    private static final String RECLAMATION = "reclamation/reclamation.drl";
+
+    @Test
+    void aCandidateChangingOneRuleBuildsOnlyItsPackageAndDecidesAsAWholeBuild() {
+        BuiltPackages kept = new BuiltPackages();
+        GeneratedClassReuse reuse = new GeneratedClassReuse();
+        PolicyCompiler compiler = new PolicyCompiler(reuse, kept);
+        compiler.build(DefaultPolicy.RULE_SET.withVersion("active")).orThrow();
+        GeneratedClassReuse.Counts afterActive = reuse.counts();
+        RuleSet candidate = changed(DefaultPolicy.RULE_SET, RECLAMATION, "reportAgeSeconds > 600", "reportAgeSeconds > 900");
+
+        CompiledPolicy assembled = compiler.build(candidate).orThrow();
+        CompiledPolicy whole = wholeBuild(candidate);
+
+        assertThat(kept.assembledBases()).isEqualTo(1);
+        // Only the reclamation package's Java went through the compiler: nothing of the other eight packages was even generated.
+        long sources = reuse.counts().compiled() + reuse.counts().reused() - afterActive.compiled() - afterActive.reused();
+        assertThat(sources).isPositive().isLessThan(afterActive.compiled() / 4);
+        assertSameRuleBase(assembled, whole);
+        assertSamePolicyTestResults(assembled, whole, DefaultPolicy.RULE_SET.testFiles());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tiered-enterprise", "inference-first", "research-lab-fair-share"})
+    void everyPackageOfAnExamplePolicyChangedAloneDecidesAsAWholeBuild(String example) {
+        RuleSet policy = RuleSetLayering.resolve(RuleSetFiles.fromDirectory(Path.of("policies-examples", example), example).files())
+                .ruleSet().withVersion(example);
+        BuiltPackages kept = new BuiltPackages();
+        PolicyCompiler compiler = new PolicyCompiler(new GeneratedClassReuse(), kept);
+        compiler.build(policy).orThrow();
+        Map<String, String> firstFileByPackage = new LinkedHashMap<>();
+        BuiltPackages.Packages.of(policy.ruleFiles()).filesByPackage()
+                .forEach((pkg, files) -> firstFileByPackage.put(pkg, files.keySet().iterator().next()));
+        assertThat(firstFileByPackage).hasSizeGreaterThan(3);
+
+        for (String file : firstFileByPackage.values()) {
+            Map<String, String> files = new TreeMap<>(policy.files());
+            files.put(file, files.get(file) + "\n// edited\n");
+            RuleSet candidate = new RuleSet(example + "-edited", files);
+            long before = kept.assembledBases();
+
+            CompiledPolicy assembled = compiler.build(candidate).orThrow();
+
+            assertThat(kept.assembledBases()).as(file).isEqualTo(before + 1);
+            CompiledPolicy whole = wholeBuild(candidate);
+            assertSameRuleBase(assembled, whole);
+            assertSamePolicyTestResults(assembled, whole, policy.testFiles());
+        }
+    }
+
+    @Test
+    void aPackageWhoseClassesNameAnotherPackagesClassIsNeverKept() {
+        // The executable model compiles no call into another package's function or query; a declared type
+        // is the one thing a package can take from another (and a rule set declaring one is built whole).
+        // The check does not rely on that: a class naming another package's class, if only in a field's type, is not kept.
+        Map<String, byte[]> classes = Map.of(
+                "io/gpupool/rules/flags/Flag", classBytes("io/gpupool/rules/flags/Flag", null),
+                "io/gpupool/rules/uses/P1A/LambdaPredicate1", classBytes("io/gpupool/rules/uses/P1A/LambdaPredicate1", "Lio/gpupool/rules/flags/Flag;"),
+                "io/gpupool/rules/alone/P2B/LambdaPredicate2", classBytes("io/gpupool/rules/alone/P2B/LambdaPredicate2", "Ljava/lang/String;"));
+        List<org.drools.model.Model> models = List.of(model("io.gpupool.rules.flags"), model("io.gpupool.rules.uses"),
+                model("io.gpupool.rules.alone"));
+
+        Map<String, BuiltPackages.Built> keepable = BuiltPackages.keepable(
+                List.of("io.gpupool.rules.flags", "io.gpupool.rules.uses", "io.gpupool.rules.alone"), classes, models);
+
+        assertThat(keepable).containsOnlyKeys("io.gpupool.rules.flags", "io.gpupool.rules.alone");
+        assertThat(keepable.get("io.gpupool.rules.alone").classNames()).containsExactly("io/gpupool/rules/alone/P2B/LambdaPredicate2");
+    }
+
+    @Test
+    void aRuleSetWithADeclaredTypeIsBuiltWhole() {
+        BuiltPackages kept = new BuiltPackages();
+        PolicyCompiler compiler = new PolicyCompiler(new GeneratedClassReuse(), kept);
+        String declared = header("flags") + """
+                declare Flag
+                    name : String
+                end
+                rule "Flag every request"
+                when
+                    $r : RequestFact( )
+                then
+                    insert(new Flag($r.requestId()));
+                end
+                """;
+        compiler.build(withDefaults(Map.of("flags/flags.drl", declared))).orThrow();
+        compiler.build(withDefaults(Map.of("flags/flags.drl", declared + "\n// edited\n"))).orThrow();
+
+        assertThat(kept.assembledBases()).isZero();
+    }
+
+    @Test
+    void aChangedPackageWithAnErrorIsReportedAsTheWholeBuildReportsIt() {
+        PolicyCompiler compiler = keepingCompiler();
+        RuleSet broken = changed(DefaultPolicy.RULE_SET, RECLAMATION, "reportAgeSeconds > 600", "reportAgeSecondz > 600");
+
+        Compilation assembled = compiler.build(broken);
+        Compilation whole = new PolicyCompiler(new GeneratedClassReuse(0)).build(broken);
+
+        assertThat(assembled.succeeded()).isFalse();
+        assertThat(assembled.messages()).isNotEmpty().isEqualTo(whole.messages());
+        assertThat(assembled.messages()).anyMatch(m -> RECLAMATION.equals(m.file()) && m.isError());
+    }
+
+    @Test
+    void aChangedPackageTheSandboxRefusesIsRefusedAsTheWholeBuildRefusesIt() {
+        PolicyCompiler compiler = keepingCompiler();
+        RuleSet hostile = changed(DefaultPolicy.RULE_SET, RECLAMATION, "reportAgeSeconds > 600",
+                "reportAgeSeconds > 600, eval( System.currentTimeMillis() > 0 )");
+
+        Compilation assembled = compiler.build(hostile);
+        Compilation whole = new PolicyCompiler(new GeneratedClassReuse(0)).build(hostile);
+
+        assertThat(assembled.succeeded()).isFalse();
+        assertThat(assembled.messages()).isNotEmpty().isEqualTo(whole.messages());
+        assertThat(assembled.messages()).anyMatch(m -> m.stage() == Stage.SANDBOX && m.text().contains("java.lang.System"));
+    }
+
+    @Test
+    void aSpinningRuleInAKeptPackageIsStillStoppedAndNamedAfterAnotherPackageChanged() {
+        BuiltPackages kept = new BuiltPackages();
+        PolicyValidator validator = new PolicyValidator(new RuleSetLinter(), new PolicyCompiler(new GeneratedClassReuse(), kept),
+                new ScenarioRunner(new PolicyEngine(new EvaluationLimits(10_000, 20, Duration.ofMillis(400)))));
+        String spin = header("spin") + "rule \"Spins\" when eval( true ) then long i = 0; while (i >= 0) { i++;"
+                + " if (i == Long.MAX_VALUE) { i = 0; } } end\n";
+        String other = header("other") + "rule \"Another\" when $r : RequestFact( gpuCount > 100 ) then end\n";
+        validator.validate(RuleSet.draft(withTests(Map.of("spin/spin.drl", spin, "other/other.drl", other))));
+
+        ValidationReport afterChange = validator.validate(RuleSet.draft(withTests(Map.of("spin/spin.drl", spin,
+                "other/other.drl", other.replace("> 100", "> 200")))));
+
+        assertThat(kept.assembledBases()).isEqualTo(1);
+        assertThat(afterChange.valid()).isFalse();
+        assertThat(afterChange.errors()).anyMatch(m -> m.stage() == Stage.EVALUATION && m.text().contains("Spins"));
+    }
+
+    @Test
+    void aKeptPackageThatLooksIntoRequestIdsStillMakesAdmissionsRequestByRequest() {
+        BuiltPackages kept = new BuiltPackages();
+        PolicyCompiler compiler = new PolicyCompiler(new GeneratedClassReuse(), kept);
+        String byId = header("admission") + """
+                rule "Batch requests are rejected"
+                when
+                    $r : RequestFact( requestId.startsWith("batch-") )
+                then
+                    decisions.reject($r, "BATCH", "No batch here");
+                end
+                """;
+        String other = header("other") + "rule \"Another\" when $r : RequestFact( gpuCount > 100 ) then end\n";
+        compiler.build(new RuleSet("v1", Map.of("admission/by-id.drl", byId, "other/other.drl", other))).orThrow();
+        RuleSet candidate = new RuleSet("v2", Map.of("admission/by-id.drl", byId, "other/other.drl", other.replace("> 100", "> 200")));
+
+        Compilation assembled = compiler.build(candidate);
+        Compilation whole = new PolicyCompiler(new GeneratedClassReuse(0)).build(candidate);
+
+        assertThat(kept.assembledBases()).isEqualTo(1);
+        assertThat(assembled.orThrow().requestIdsAsNames()).isFalse();
+        assertThat(assembled.messages()).isEqualTo(whole.messages());
+        assertThat(assembled.messages()).singleElement().satisfies(m -> assertThat(m.text()).contains("Batch requests are rejected"));
+    }
+
+    private static byte[] classBytes(String name, String fieldType) {
+        org.objectweb.asm.ClassWriter writer = new org.objectweb.asm.ClassWriter(0);
+        writer.visit(org.objectweb.asm.Opcodes.V17, org.objectweb.asm.Opcodes.ACC_PUBLIC, name, null, "java/lang/Object", null);
+        if (fieldType != null) {
+            writer.visitField(org.objectweb.asm.Opcodes.ACC_PUBLIC, "flag", fieldType, null, null).visitEnd();
+        }
+        writer.visitEnd();
+        return writer.toByteArray();
+    }
+
+    private static org.drools.model.Model model(String pkg) {
+        return new org.drools.model.Model() {
+            @Override
+            public String getName() {
+                return pkg + ".Rules";
+            }
+
+            @Override
+            public String getPackageName() {
+                return pkg;
+            }
+
+            @Override
+            public List<org.drools.model.Global> getGlobals() {
+                return List.of();
+            }
+
+            @Override
+            public List<org.drools.model.Rule> getRules() {
+                return List.of();
+            }
+
+            @Override
+            public List<org.drools.model.Query> getQueries() {
+                return List.of();
+            }
+
+            @Override
+            public List<org.drools.model.TypeMetaData> getTypeMetaDatas() {
+                return List.of();
+            }
+
+            @Override
+            public List<org.drools.model.EntryPoint> getEntryPoints() {
+                return List.of();
+            }
+        };
+    }
+
+    private static void assertSameRuleBase(CompiledPolicy assembled, CompiledPolicy whole) {
+        assertThat(assembled.ruleNames()).isEqualTo(whole.ruleNames());
+        assertThat(loadOrder(assembled)).isEqualTo(loadOrder(whole));
+        assertThat(assembled.requestIdsAsNames()).isEqualTo(whole.requestIdsAsNames());
+        assertThat(assembled.matchedDecisionTypes()).isEqualTo(whole.matchedDecisionTypes());
+        // Every rule class the whole build verified is one the assembled base was verified with (the whole build adds its project class).
+        assertThat(whole.generatedClasses()).containsAll(assembled.generatedClasses());
+        assertThat(assembled.generatedClasses()).anyMatch(c -> c.contains("/Lambda"));
+    }
+
+    private static void assertSamePolicyTestResults(CompiledPolicy assembled, CompiledPolicy whole, Map<String, String> tests) {
+        PolicyTestReport onAssembled = DefaultPolicy.RUNNER.runAll(assembled, tests);
+        PolicyTestReport onWhole = DefaultPolicy.RUNNER.runAll(whole, tests);
+        assertThat(onAssembled.results()).isNotEmpty().isEqualTo(onWhole.results());
+    }
+
+    /** The rules in the order the base loaded them, which breaks ties between activations of equal salience. */
+    private static List<String> loadOrder(CompiledPolicy policy) {
+        List<RuleImpl> rules = new ArrayList<>();
+        policy.kieBase().getKiePackages().forEach(p -> p.getRules().forEach(r -> rules.add((RuleImpl) r)));
+        rules.sort(Comparator.comparingInt(RuleImpl::getLoadOrder));
+        return rules.stream().map(r -> r.getPackageName() + ":" + r.getName()).toList();
+    }
+
+    private static CompiledPolicy wholeBuild(RuleSet ruleSet) {
+        return new PolicyCompiler(new GeneratedClassReuse(0)).build(ruleSet).orThrow();
+    }
+
+    /** A compiler that has built the default rule set (whole) and kept its packages. */
+    private static PolicyCompiler keepingCompiler() {
+        PolicyCompiler compiler = new PolicyCompiler(new GeneratedClassReuse(), new BuiltPackages());
+        compiler.build(DefaultPolicy.RULE_SET).orThrow();
+        return compiler;
+    }
+
+    private static String header(String pkg) {
+        return "package io.gpupool.rules." + pkg + ";\nimport io.gpupool.policy.fact.RequestFact;\n"
+                + "global io.gpupool.policy.decision.Decisions decisions;\n";
+    }
+
+    private static RuleSet withDefaults(Map<String, String> extra) {
+        Map<String, String> files = new TreeMap<>(DefaultPolicy.RULE_SET.files());
+        files.putAll(extra);
+        return new RuleSet("with-extra", files);
+    }
+
+    private static Map<String, String> withTests(Map<String, String> files) {
+        Map<String, String> out = new TreeMap<>(files);
+        out.putAll(DefaultPolicy.RULE_SET.testFiles());
+        return out;
+    }
+
+    private static RuleSet changed(RuleSet set, String file, String from, String to) {
+        Map<String, String> files = new TreeMap<>(set.files());
+        String text = files.get(file);
+        assertThat(text).contains(from);
+        files.put(file, text.replace(from, to));
+        return new RuleSet("candidate", files);
+    }
+}
