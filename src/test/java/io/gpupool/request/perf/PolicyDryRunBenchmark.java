@@ -211,9 +211,12 @@ public final class PolicyDryRunBenchmark {
         if ("idle".equals(System.getProperty("benchmark.candidate", "stale"))) {
             return idleAfterFifteenMinutes(run);
         }
-        Map<String, String> files = withMarker(PolicyFiles.staleAfterTwoMinutes(), run);
-        if ("rule".equals(System.getProperty("benchmark.never-seen", "comment"))) {
-            String reclamation = "reclamation/reclamation.drl";
+        boolean ruleEdited = "rule".equals(System.getProperty("benchmark.never-seen", "comment"));
+        // The comment goes into the file the author edits, so a candidate changes one file (one rule package).
+        Map<String, String> files = ruleEdited ? withMarker(PolicyFiles.staleAfterTwoMinutes(), run, RECLAMATION)
+                : withMarker(PolicyFiles.staleAfterTwoMinutes(), run);
+        if (ruleEdited) {
+            String reclamation = RECLAMATION;
             String text = files.get(reclamation);
             if (!text.contains("heartbeatAgeSeconds > 120")) {
                 throw new IllegalStateException("the candidate's stale-heartbeat rule is not where the benchmark expects it");
@@ -231,8 +234,8 @@ public final class PolicyDryRunBenchmark {
      * reclaims every lease: the worst case, where the whole fleet changes hands.
      */
     private static Map<String, String> idleAfterFifteenMinutes(int run) {
-        Map<String, String> files = withMarker(PolicyFiles.defaults(), run);
-        String reclamation = "reclamation/reclamation.drl";
+        Map<String, String> files = withMarker(PolicyFiles.defaults(), run, RECLAMATION);
+        String reclamation = RECLAMATION;
         String text = files.get(reclamation);
         String hour = "kind in (\"TRAINING\", \"EXPERIMENT\"), sampled, idleSecondsBelow(0.05) >= 3600";
         if (!text.contains(hour)) {
@@ -244,9 +247,15 @@ public final class PolicyDryRunBenchmark {
 
     /** The files with a comment that makes their content, and so their hash, unique to {@code run}. */
     private static Map<String, String> withMarker(Map<String, String> files, int run) {
+        return withMarker(files, run, new java.util.TreeMap<>(files).keySet().stream().filter(p -> p.endsWith(".drl")).findFirst().orElseThrow());
+    }
+
+    private static final String RECLAMATION = "reclamation/reclamation.drl";
+
+    /** The files with a comment unique to {@code run} in {@code file}. */
+    private static Map<String, String> withMarker(Map<String, String> files, int run, String file) {
         Map<String, String> out = new java.util.TreeMap<>(files);
-        String first = out.keySet().stream().filter(p -> p.endsWith(".drl")).findFirst().orElseThrow();
-        out.put(first, out.get(first) + "\n// benchmark run " + run + "\n");
+        out.put(file, out.get(file) + "\n// benchmark run " + run + "\n");
         return out;
     }
 
