@@ -153,9 +153,11 @@ final class BuiltPackages {
      * The packages of a build that can be kept, by name: those of {@code packages} whose classes name
      * no other package's generated class, each with its models ({@code models}, the module's), the
      * origins of its classes and its request-id findings. {@code classes} are the module's classes
-     * by internal name, as the sandbox left them.
+     * by internal name, as the sandbox left them; {@code idUses} what {@link RequestIdUse} found in
+     * them (each finding is in one class, so in one package).
      */
-    static Map<String, Built> keepable(Collection<String> packages, Map<String, byte[]> classes, Collection<Model> models) {
+    static Map<String, Built> keepable(Collection<String> packages, Map<String, byte[]> classes, Collection<Model> models,
+                                       List<RequestIdUse.Finding> idUses) {
         Map<String, Map<String, byte[]>> owned = new HashMap<>();
         Map<String, String> ownerByClass = new HashMap<>();
         classes.forEach((name, bytes) -> owner(name, packages).ifPresent(pkg -> {
@@ -172,7 +174,8 @@ final class BuiltPackages {
             if (own.isEmpty() || !modelTypes.containsKey(pkg) || !selfContained(pkg, own, classes.keySet(), ownerByClass)) {
                 continue;
             }
-            keepable.put(pkg, new Built(pkg, modelTypes.get(pkg), RuleOrigins.of(own), own.keySet(), RequestIdUse.contentUses(own)));
+            List<RequestIdUse.Finding> ownIdUses = idUses.stream().filter(f -> own.containsKey(f.className())).toList();
+            keepable.put(pkg, new Built(pkg, modelTypes.get(pkg), RuleOrigins.of(own), own.keySet(), ownIdUses));
         }
         return keepable;
     }

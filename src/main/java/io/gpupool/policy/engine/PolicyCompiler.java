@@ -248,7 +248,7 @@ public final class PolicyCompiler {
                 return new Compilation(Optional.empty(), messages);
             }
             if (packages.assemblable() && module.messages().isEmpty()) {
-                keep(packages, packages.filesByPackage().keySet(), module, classes);
+                keep(packages, packages.filesByPackage().keySet(), module, classes, idUses);
             }
             return new Compilation(Optional.of(new CompiledPolicy(ruleSet, base, base.newKieSessionsPool(POOLED_SESSIONS), ruleNames(base),
                     matchedDecisionTypes(ruleSet), declaresDecisionsGlobal(ruleSet), secured.origins(),
@@ -263,8 +263,7 @@ public final class PolicyCompiler {
      */
     private Optional<Compilation> buildChanged(RuleSet ruleSet, BuiltPackages.Packages packages,
                                                Map<String, BuiltPackages.Built> kept, Map<String, Map<String, String>> changed) {
-        List<BuiltPackages.Built> parts = new ArrayList<>();
-        Map<String, List<Model>> newModels = new HashMap<>();
+        Map<String, BuiltPackages.Built> parts = new HashMap<>(kept);
         if (!changed.isEmpty()) {
             Map<String, String> files = new LinkedHashMap<>();
             changed.values().forEach(files::putAll);
@@ -278,23 +277,22 @@ public final class PolicyCompiler {
                 if (!module.messages().isEmpty() || !secure(module.kieModule()).safe()) {
                     return Optional.empty();
                 }
-                Map<String, BuiltPackages.Built> built = keep(packages, changed.keySet(), module,
-                        classesByName(module.kieModule().getClassesMap()));
+                Map<String, byte[]> classes = classesByName(module.kieModule().getClassesMap());
+                Map<String, BuiltPackages.Built> built = keep(packages, changed.keySet(), module, classes,
+                        RequestIdUse.contentUses(classes));
                 if (!built.keySet().containsAll(changed.keySet())) {
                     return Optional.empty(); // a changed package uses another's classes: only a whole build has them all
                 }
-                parts.addAll(built.values());
+                parts.putAll(built);
             }
         }
-        parts.addAll(kept.values());
         KieBase base;
         try (RuleBudget.Scope budget = RuleBudget.open(BUILD_BUDGET)) {
             List<Model> models = new ArrayList<>();
             for (String pkg : packages.filesByPackage().keySet()) {
-                BuiltPackages.Built part = kept.containsKey(pkg) ? kept.get(pkg) : parts.stream()
-                        .filter(p -> p.name().equals(pkg)).findFirst().orElseThrow();
-                models.addAll(part.newModels());
+                models.addAll(parts.get(pkg).newModels());
             }
+            // No module's class loader sees every package: the base gets the application's, which sees the fact model.
             org.kie.api.KieBaseConfiguration conf = KieServices.get().newKieBaseConfiguration(null, PolicyCompiler.class.getClassLoader());
             base = KieBaseBuilder.createKieBaseFromModel(models, conf);
             AbstractKieModule.checkStreamMode(KieServices.get().newKieModuleModel().newKieBaseModel(DEFAULT_KIE_BASE), conf,
@@ -302,10 +300,10 @@ public final class PolicyCompiler {
         } catch (RuntimeException | RuleBudget.Exceeded | StackOverflowError e) {
             return Optional.empty();
         }
-        RuleOrigins origins = RuleOrigins.union(parts.stream().map(BuiltPackages.Built::origins).toList());
+        RuleOrigins origins = RuleOrigins.union(parts.values().stream().map(BuiltPackages.Built::origins).toList());
         Set<String> classNames = new HashSet<>();
         java.util.SortedSet<RequestIdUse.Finding> idUses = new java.util.TreeSet<>(java.util.Comparator.comparing(RequestIdUse.Finding::toString));
-        for (BuiltPackages.Built part : parts) {
+        for (BuiltPackages.Built part : parts.values()) {
             classNames.addAll(part.classNames());
             idUses.addAll(part.idUses());
         }
@@ -324,7 +322,7 @@ public final class PolicyCompiler {
      * the build's budget like any making of models.
      */
     private Map<String, BuiltPackages.Built> keep(BuiltPackages.Packages packages, Collection<String> built, Module module,
-                                                  Map<String, byte[]> classes) {
+                                                  Map<String, byte[]> classes, List<RequestIdUse.Finding> idUses) {
         if (!builtPackages.keeps()) {
             return Map.of();
         }
@@ -336,7 +334,7 @@ public final class PolicyCompiler {
         } catch (RuntimeException | RuleBudget.Exceeded | StackOverflowError e) {
             return Map.of();
         }
-        Map<String, BuiltPackages.Built> keepable = BuiltPackages.keepable(built, classes, models);
+        Map<String, BuiltPackages.Built> keepable = BuiltPackages.keepable(built, classes, models, idUses);
         keepable.forEach((pkg, part) -> builtPackages.keep(packages.keyByPackage().get(pkg), part));
         return keepable;
     }

@@ -97,7 +97,7 @@ class RulePackageAssemblyTest {
                 model("io.gpupool.rules.alone"));
 
         Map<String, BuiltPackages.Built> keepable = BuiltPackages.keepable(
-                List.of("io.gpupool.rules.flags", "io.gpupool.rules.uses", "io.gpupool.rules.alone"), classes, models);
+                List.of("io.gpupool.rules.flags", "io.gpupool.rules.uses", "io.gpupool.rules.alone"), classes, models, List.of());
 
         assertThat(keepable).containsOnlyKeys("io.gpupool.rules.flags", "io.gpupool.rules.alone");
         assertThat(keepable.get("io.gpupool.rules.alone").classNames()).containsExactly("io/gpupool/rules/alone/P2B/LambdaPredicate2");
