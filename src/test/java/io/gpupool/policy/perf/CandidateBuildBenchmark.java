@@ -29,8 +29,10 @@ public final class CandidateBuildBenchmark {
             if (ONLY != null) { // -Dbenchmark.only=a.drl,b.drl: the other rule files left out (what a build of the changed files alone would cost)
                 files.keySet().removeIf(p -> p.endsWith(".drl") && !java.util.Arrays.asList(ONLY.split(",")).contains(p));
             }
-            String first = files.keySet().stream().filter(p -> p.endsWith(".drl")).findFirst().orElseThrow();
-            files.put(first, files.get(first) + "\n// build " + i + " " + System.nanoTime() + "\n");
+            // The unique comment goes into the file the author edits, so a candidate changes one file (one rule package).
+            String marked = ruleChanged ? "reclamation/reclamation.drl"
+                    : files.keySet().stream().filter(p -> p.endsWith(".drl")).findFirst().orElseThrow();
+            files.put(marked, files.get(marked) + "\n// build " + i + " " + System.nanoTime() + "\n");
             if (ruleChanged) {
                 String reclamation = "reclamation/reclamation.drl";
                 files.put(reclamation, files.get(reclamation).replace("heartbeatAgeSeconds > 120", "heartbeatAgeSeconds > " + (1000 + i)));
