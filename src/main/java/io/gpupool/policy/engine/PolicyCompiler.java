@@ -247,8 +247,13 @@ public final class PolicyCompiler {
                         .orElseGet(() -> "a constant condition failed: " + e)));
                 return new Compilation(Optional.empty(), messages);
             }
-            if (packages.assemblable() && module.messages().isEmpty()) {
-                keep(packages, packages.filesByPackage().keySet(), module, classes, idUses);
+            if (packages.assemblable() && module.messages().isEmpty() && builtPackages.keeps()) {
+                try {
+                    // The container made its own models for the base; these are made again to be kept.
+                    keep(packages, packages.filesByPackage().keySet(), classes, models(module), idUses);
+                } catch (RuntimeException | RuleBudget.Exceeded | StackOverflowError e) {
+                    // nothing kept: the base above was built, so only a second making that ran out of budget ends here
+                }
             }
             return new Compilation(Optional.of(new CompiledPolicy(ruleSet, base, base.newKieSessionsPool(POOLED_SESSIONS), ruleNames(base),
                     matchedDecisionTypes(ruleSet), declaresDecisionsGlobal(ruleSet), secured.origins(),
@@ -274,12 +279,26 @@ public final class PolicyCompiler {
                 return Optional.empty();
             }
             try (module) {
-                if (!module.messages().isEmpty() || !secure(module.kieModule()).safe()) {
+                if (!module.messages().isEmpty()) {
+                    return Optional.empty();
+                }
+                RuleSandbox.Secured secured = secure(module.kieModule());
+                if (!secured.safe()) {
                     return Optional.empty();
                 }
                 Map<String, byte[]> classes = classesByName(module.kieModule().getClassesMap());
-                Map<String, BuiltPackages.Built> built = keep(packages, changed.keySet(), module, classes,
-                        RequestIdUse.contentUses(classes));
+                List<RequestIdUse.Finding> idUses = RequestIdUse.contentUses(classes);
+                Collection<Model> models;
+                try {
+                    models = models(module);
+                } catch (RuleBudget.Exceeded | StackOverflowError e) {
+                    // A changed package's constant condition ran away: say so now, as the whole build would, rather
+                    // than spend the budget again in it (only the changed packages' conditions run here; the kept ran before).
+                    return Optional.of(stopped(kept.values(), secured, idUses, e));
+                } catch (RuntimeException e) {
+                    return Optional.empty();
+                }
+                Map<String, BuiltPackages.Built> built = keep(packages, changed.keySet(), classes, models, idUses);
                 if (!built.keySet().containsAll(changed.keySet())) {
                     return Optional.empty(); // a changed package uses another's classes: only a whole build has them all
                 }
@@ -302,7 +321,7 @@ public final class PolicyCompiler {
         }
         RuleOrigins origins = RuleOrigins.union(parts.values().stream().map(BuiltPackages.Built::origins).toList());
         Set<String> classNames = new HashSet<>();
-        java.util.SortedSet<RequestIdUse.Finding> idUses = new java.util.TreeSet<>(java.util.Comparator.comparing(RequestIdUse.Finding::toString));
+        java.util.SortedSet<RequestIdUse.Finding> idUses = findings(List.of());
         for (BuiltPackages.Built part : parts.values()) {
             classNames.addAll(part.classNames());
             idUses.addAll(part.idUses());
@@ -317,26 +336,56 @@ public final class PolicyCompiler {
     }
 
     /**
-     * Keeps the packages {@code built} in {@code module} that stand alone, and returns them. The
-     * models are made again here (a container built the whole build's base from its own), under
-     * the build's budget like any making of models.
+     * The failed compilation of a rule set whose changed packages (built in a module, {@code secured})
+     * stopped making their rule base: the messages the whole build gives, which sees the same
+     * classes, request-id findings and origins.
      */
-    private Map<String, BuiltPackages.Built> keep(BuiltPackages.Packages packages, Collection<String> built, Module module,
-                                                  Map<String, byte[]> classes, List<RequestIdUse.Finding> idUses) {
-        if (!builtPackages.keeps()) {
-            return Map.of();
+    private static Compilation stopped(Collection<BuiltPackages.Built> kept, RuleSandbox.Secured secured,
+                                       List<RequestIdUse.Finding> moduleIdUses, Throwable e) {
+        List<RuleOrigins> origins = new ArrayList<>(kept.stream().map(BuiltPackages.Built::origins).toList());
+        origins.add(secured.origins());
+        RuleOrigins allOrigins = RuleOrigins.union(origins);
+        Set<String> classNames = new HashSet<>(secured.classNames());
+        java.util.SortedSet<RequestIdUse.Finding> idUses = findings(moduleIdUses);
+        for (BuiltPackages.Built part : kept) {
+            classNames.addAll(part.classNames());
+            idUses.addAll(part.idUses());
         }
-        Collection<Model> models;
-        try (RuleBudget.Scope budget = RuleBudget.open(BUILD_BUDGET)) {
-            KieBaseModelImpl kieBase = (KieBaseModelImpl) module.kieModule().getKieModuleModel().getKieBaseModels().values()
-                    .iterator().next();
-            models = module.kieModule().getModelForKBase(kieBase);
-        } catch (RuntimeException | RuleBudget.Exceeded | StackOverflowError e) {
-            return Map.of();
+        List<PolicyMessage> messages = new ArrayList<>();
+        if (!idUses.isEmpty()) {
+            messages.add(idsLookedInto(idUses.first(), allOrigins));
         }
+        messages.add(PolicyMessage.error(Stage.EVALUATION, null, 0, 0, "Building the rule base stopped: "
+                + PolicyEngine.stopReason(allOrigins, classNames, e).orElseGet(() -> "a constant condition failed: " + e)));
+        return new Compilation(Optional.empty(), messages);
+    }
+
+    /** Request-id findings in {@link RequestIdUse#contentUses}'s order, which picks the one a message names. */
+    private static java.util.SortedSet<RequestIdUse.Finding> findings(Collection<RequestIdUse.Finding> findings) {
+        java.util.SortedSet<RequestIdUse.Finding> sorted = new java.util.TreeSet<>(java.util.Comparator.comparing(RequestIdUse.Finding::toString));
+        sorted.addAll(findings);
+        return sorted;
+    }
+
+    /** Keeps the packages {@code built} in a module that stand alone ({@link BuiltPackages#keepable}), and returns them. */
+    private Map<String, BuiltPackages.Built> keep(BuiltPackages.Packages packages, Collection<String> built,
+                                                  Map<String, byte[]> classes, Collection<Model> models,
+                                                  List<RequestIdUse.Finding> idUses) {
         Map<String, BuiltPackages.Built> keepable = BuiltPackages.keepable(built, classes, models, idUses);
         keepable.forEach((pkg, part) -> builtPackages.keep(packages.keyByPackage().get(pkg), part));
         return keepable;
+    }
+
+    /**
+     * The module's models, made under the build's budget: their constructors run the rule-building
+     * code, which evaluates constant conditions (a container building a base makes them the same way).
+     */
+    private static Collection<Model> models(Module module) {
+        try (RuleBudget.Scope budget = RuleBudget.open(BUILD_BUDGET)) {
+            KieBaseModelImpl kieBase = (KieBaseModelImpl) module.kieModule().getKieModuleModel().getKieBaseModels().values()
+                    .iterator().next();
+            return module.kieModule().getModelForKBase(kieBase);
+        }
     }
 
     /**

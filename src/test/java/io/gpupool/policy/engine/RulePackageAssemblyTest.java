@@ -152,6 +152,29 @@ class RulePackageAssemblyTest {
     }
 
     @Test
+    void aChangedPackageWhoseConstantConditionRunsAwayIsStoppedInItsOwnBuildWithTheWholeBuildsMessage() {
+        GeneratedClassReuse reuse = new GeneratedClassReuse();
+        PolicyCompiler compiler = new PolicyCompiler(reuse, new BuiltPackages());
+        compiler.build(DefaultPolicy.RULE_SET).orThrow();
+        GeneratedClassReuse.Counts afterDefaults = reuse.counts();
+        String deep = header("deep") + """
+                function int deeper(int n) { return deeper(n + 1) + 1; }
+                rule "Deep constant" when eval( deeper(0) > 0 ) then end
+                """;
+        RuleSet candidate = withDefaults(Map.of("deep/deep.drl", deep));
+
+        Compilation assembled = compiler.build(candidate);
+
+        // Only the new package went through the compiler: no whole build ran after it stopped.
+        long sources = reuse.counts().compiled() + reuse.counts().reused() - afterDefaults.compiled() - afterDefaults.reused();
+        assertThat(sources).isPositive().isLessThan(afterDefaults.compiled() / 4);
+        Compilation whole = new PolicyCompiler(new GeneratedClassReuse(0)).build(candidate);
+        assertThat(assembled.succeeded()).isFalse();
+        assertThat(assembled.messages()).isNotEmpty().isEqualTo(whole.messages());
+        assertThat(assembled.messages()).anyMatch(m -> m.stage() == Stage.EVALUATION && m.text().contains("function deeper recursed too deeply"));
+    }
+
+    @Test
     void aSpinningRuleInAKeptPackageIsStillStoppedAndNamedAfterAnotherPackageChanged() {
         BuiltPackages kept = new BuiltPackages();
         PolicyValidator validator = new PolicyValidator(new RuleSetLinter(), new PolicyCompiler(new GeneratedClassReuse(), kept),
