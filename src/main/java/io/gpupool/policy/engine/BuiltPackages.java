@@ -42,12 +42,19 @@ import java.util.regex.Pattern;
  * file paths and texts. Bounded by count; the least recently used go first.
  */
 final class BuiltPackages {
-    private static final Pattern PACKAGE = Pattern.compile("(?m)^\\s*package\\s+([\\w.]+)\\s*;?");
-    /** A type declared in the rules (or metadata given to an existing type) belongs to the rule base, not to its package. */
-    private static final Pattern DECLARE = Pattern.compile("(?m)^\\s*declare\\b");
+    /** A package name the scan accepts: plain ASCII identifiers (anything else is left to the whole build). */
+    private static final Pattern PACKAGE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(?:\\.[A-Za-z_][A-Za-z0-9_]*)*");
+    /**
+     * A type declared in the rules (or metadata given to an existing type) belongs to the rule base, not
+     * to its package. The word anywhere, comments and strings included: a false alarm only builds whole.
+     */
+    private static final Pattern DECLARE = Pattern.compile("\\bdeclare\\b");
     /** Internal class names inside a constant: {@code a/b/C}, {@code La/b/C;}, {@code (La/b/C;)V}. */
-    private static final Pattern INTERNAL_NAME = Pattern.compile("[A-Za-z_$][\\w$]*(?:/[A-Za-z_$][\\w$]*)+");
+    private static final Pattern INTERNAL_NAME = Pattern.compile(
+            "\\p{javaJavaIdentifierStart}\\p{javaJavaIdentifierPart}*(?:/\\p{javaJavaIdentifierStart}\\p{javaJavaIdentifierPart}*)+");
     private static final int UTF8 = 1;
+    /** Where the executable model writes the module's own project class, which no package owns. */
+    private static final String PROJECT_MODEL_FOLDER = "org/drools/project/model/";
     static final int DEFAULT_PACKAGES = 48;
 
     /** One rule package, built, verified and instrumented: what an assembled rule base takes from it. */
@@ -95,18 +102,59 @@ final class BuiltPackages {
             Map<String, Map<String, String>> byPackage = new LinkedHashMap<>();
             boolean assemblable = true;
             for (Map.Entry<String, String> file : ruleFiles.entrySet()) {
-                Matcher m = PACKAGE.matcher(file.getValue());
-                boolean named = m.find();
-                if (!named || DECLARE.matcher(file.getValue()).find()) {
+                Optional<String> pkg = packageOf(file.getValue());
+                if (pkg.isEmpty() || DECLARE.matcher(file.getValue()).find()) {
                     assemblable = false;
                 }
-                String pkg = named ? m.group(1) : "";
-                byPackage.computeIfAbsent(pkg, p -> new LinkedHashMap<>()).put(file.getKey(), file.getValue());
+                byPackage.computeIfAbsent(pkg.orElse(""), p -> new LinkedHashMap<>()).put(file.getKey(), file.getValue());
             }
             Map<String, String> keys = new LinkedHashMap<>();
             byPackage.forEach((pkg, files) -> keys.put(pkg, key(pkg, files)));
             return new Packages(byPackage, keys, assemblable);
         }
+    }
+
+    /**
+     * The package a DRL file declares, read as the DRL grammar does: the first statement, after
+     * whitespace and comments, is {@code package name;} or there is none. Empty when there is none
+     * or the name is not one {@link #PACKAGE_NAME} accepts (the whole build then decides).
+     */
+    static Optional<String> packageOf(String drl) {
+        int i = 0;
+        while (i < drl.length()) {
+            if (Character.isWhitespace(drl.charAt(i))) {
+                i++;
+            } else if (drl.startsWith("//", i) || drl.startsWith("#", i)) {
+                int end = drl.indexOf('\n', i);
+                i = end < 0 ? drl.length() : end + 1;
+            } else if (drl.startsWith("/*", i)) {
+                int end = drl.indexOf("*/", i + 2);
+                if (end < 0) {
+                    return Optional.empty();
+                }
+                i = end + 2;
+            } else {
+                break;
+            }
+        }
+        if (!drl.startsWith("package", i) || i + 7 >= drl.length() || !Character.isWhitespace(drl.charAt(i + 7))) {
+            return Optional.empty();
+        }
+        Matcher name = PACKAGE_NAME.matcher(drl);
+        int start = i + 7;
+        while (start < drl.length() && (drl.charAt(start) == ' ' || drl.charAt(start) == '\t')) {
+            start++;
+        }
+        if (!name.find(start) || name.start() != start) {
+            return Optional.empty();
+        }
+        // What follows the name must end the statement: a semicolon or a line break, not more of a name.
+        int after = name.end();
+        while (after < drl.length() && (drl.charAt(after) == ' ' || drl.charAt(after) == '\t')) {
+            after++;
+        }
+        boolean ends = after == drl.length() || drl.charAt(after) == ';' || drl.charAt(after) == '\n' || drl.charAt(after) == '\r';
+        return ends ? Optional.of(name.group()) : Optional.empty();
     }
 
     private final int capacity;
@@ -168,6 +216,12 @@ final class BuiltPackages {
         for (Model model : models) {
             modelTypes.computeIfAbsent(model.getPackageName(), p -> new ArrayList<>()).add(model.getClass());
         }
+        // What was compiled must be what the text was read as: the same packages, and no rule class outside them.
+        boolean asRead = modelTypes.keySet().equals(Set.copyOf(packages)) && classes.keySet().stream()
+                .allMatch(name -> ownerByClass.containsKey(name) || name.startsWith(PROJECT_MODEL_FOLDER));
+        if (!asRead) {
+            return Map.of();
+        }
         Map<String, Built> keepable = new LinkedHashMap<>();
         for (String pkg : packages) {
             Map<String, byte[]> own = owned.getOrDefault(pkg, Map.of());
@@ -200,9 +254,8 @@ final class BuiltPackages {
                 if (offset == 0 || reader.readByte(offset - 1) != UTF8) {
                     continue; // the second slot of a long or double, or not a string
                 }
-                // Every name and descriptor of the class is one of these strings (names hold no character modified UTF-8 changes).
-                String text = new String(bytes, offset + 2, reader.readUnsignedShort(offset), StandardCharsets.UTF_8);
-                Matcher names = INTERNAL_NAME.matcher(text);
+                // Every name and descriptor of the class is one of these strings, in the class file's modified UTF-8.
+                Matcher names = INTERNAL_NAME.matcher(modifiedUtf8(bytes, offset, reader.readUnsignedShort(offset)));
                 while (names.find()) {
                     String name = names.group();
                     // In a descriptor a class name follows an L: "La/b/C;" names a/b/C (and a class La/b/C is possible too).
@@ -216,25 +269,38 @@ final class BuiltPackages {
         return true;
     }
 
+    private static String modifiedUtf8(byte[] bytes, int offset, int length) {
+        try {
+            return new java.io.DataInputStream(new java.io.ByteArrayInputStream(bytes, offset, length + 2)).readUTF();
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("a malformed constant in a generated class", e);
+        }
+    }
+
     private static boolean foreign(String name, String pkg, Set<String> generated, Map<String, String> ownerByClass) {
         return generated.contains(name) && !pkg.equals(ownerByClass.get(name));
     }
 
+    /** The content key of a package: its name, then each file's path and text, each field prefixed with its length. */
     static String key(String pkg, Map<String, String> files) {
         try {
             MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            sha.update(pkg.getBytes(StandardCharsets.UTF_8));
-            sha.update((byte) 0);
+            field(sha, pkg);
             // The files in their own order: it is the order a module builds them in, hence the rules' load order.
             files.forEach((path, text) -> {
-                sha.update(path.getBytes(StandardCharsets.UTF_8));
-                sha.update((byte) 0);
-                sha.update(text.getBytes(StandardCharsets.UTF_8));
-                sha.update((byte) 0);
+                field(sha, path);
+                field(sha, text);
             });
             return HexFormat.of().formatHex(sha.digest());
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** A field of a key, its length first, so no text can run into the next field (a path or text may hold any character). */
+    static void field(MessageDigest sha, String value) {
+        byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+        sha.update(java.nio.ByteBuffer.allocate(Integer.BYTES).putInt(bytes.length).array());
+        sha.update(bytes);
     }
 }

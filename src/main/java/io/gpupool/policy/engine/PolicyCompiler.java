@@ -22,6 +22,8 @@ import org.drools.modelcompiler.KieBaseBuilder;
 import org.drools.modelcompiler.CanonicalKieModule;
 import org.drools.util.PortablePath;
 import org.kie.api.KieBase;
+import org.kie.api.KieBaseConfiguration;
+import org.kie.api.builder.model.KieBaseModel;
 import org.kie.api.KieServices;
 import org.kie.api.builder.KieBuilder;
 import org.kie.api.builder.KieFileSystem;
@@ -123,10 +125,8 @@ public final class PolicyCompiler {
         try {
             java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
             new java.util.TreeMap<>(ruleSet.ruleFiles()).forEach((path, text) -> {
-                sha.update(path.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-                sha.update((byte) 0);
-                sha.update(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-                sha.update((byte) 0);
+                BuiltPackages.field(sha, path);
+                BuiltPackages.field(sha, text);
             });
             return java.util.HexFormat.of().formatHex(sha.digest());
         } catch (java.security.NoSuchAlgorithmException e) {
@@ -142,11 +142,15 @@ public final class PolicyCompiler {
     }
 
     /**
-     * Builds the packages of {@code ruleSet} that no earlier build kept and assembles the rule base
-     * from them and the kept ones ({@link BuiltPackages}); builds it whole when nothing is kept, when
-     * it cannot be assembled (a {@code declare}, a file without a package), and whenever the packages
-     * built alone are not clean: an error, a warning, a sandbox refusal or a package that depends on
-     * another. The whole build is the one that reports, with every file in view.
+     * Builds {@code ruleSet} package by package, each package not kept from an earlier build in a
+     * module of its own, and assembles the rule base from every package's models ({@link BuiltPackages}).
+     * Each package is built alone even when nothing is kept: the order a package's rules are loaded in
+     * (it breaks ties between activations of equal salience) then depends on that package's files
+     * alone, so a rule set's rule base is the same whichever of its packages were kept. In one module
+     * with other packages' files it would depend on them too (Drools walks a module's files in hash
+     * order). The whole build runs and reports where a rule set cannot be assembled (a {@code declare},
+     * a file whose package is not read plainly) and whenever a package built alone is not clean: an
+     * error, a warning, a sandbox refusal, or classes that name another package's.
      */
     private Compilation buildAlone(RuleSet ruleSet) {
         BuiltPackages.Packages packages = BuiltPackages.Packages.of(ruleSet.ruleFiles());
@@ -155,15 +159,15 @@ public final class PolicyCompiler {
             Map<String, Map<String, String>> changed = new LinkedHashMap<>();
             packages.filesByPackage().forEach((pkg, files) -> builtPackages.kept(packages.keyByPackage().get(pkg))
                     .ifPresentOrElse(built -> kept.put(pkg, built), () -> changed.put(pkg, files)));
-            if (!kept.isEmpty()) {
-                Optional<Compilation> assembled = buildChanged(ruleSet, packages, kept, changed);
-                if (assembled.isPresent()) {
+            Optional<Compilation> assembled = buildByPackage(ruleSet, packages, kept, changed);
+            if (assembled.isPresent()) {
+                if (!kept.isEmpty()) {
                     builtPackages.countAssembled();
-                    return assembled.get();
                 }
+                return assembled.get();
             }
         }
-        return buildWhole(ruleSet, packages);
+        return buildWhole(ruleSet);
     }
 
     /** A module built from some of a rule set's files under the one release id; removed from the Kie repository by {@link #close}. */
@@ -209,7 +213,7 @@ public final class PolicyCompiler {
         return new Module(ks, releaseId, builder, messages);
     }
 
-    private Compilation buildWhole(RuleSet ruleSet, BuiltPackages.Packages packages) {
+    private Compilation buildWhole(RuleSet ruleSet) {
         Module module;
         try {
             module = buildModule(ruleSet.ruleFiles());
@@ -247,14 +251,6 @@ public final class PolicyCompiler {
                         .orElseGet(() -> "a constant condition failed: " + e)));
                 return new Compilation(Optional.empty(), messages);
             }
-            if (packages.assemblable() && module.messages().isEmpty() && builtPackages.keeps()) {
-                try {
-                    // The container made its own models for the base; these are made again to be kept.
-                    keep(packages, packages.filesByPackage().keySet(), classes, models(module), idUses);
-                } catch (RuntimeException | RuleBudget.Exceeded | StackOverflowError e) {
-                    // nothing kept: the base above was built, so only a second making that ran out of budget ends here
-                }
-            }
             return new Compilation(Optional.of(new CompiledPolicy(ruleSet, base, base.newKieSessionsPool(POOLED_SESSIONS), ruleNames(base),
                     matchedDecisionTypes(ruleSet), declaresDecisionsGlobal(ruleSet), secured.origins(),
                     secured.classNames(), idUses.isEmpty())), messages);
@@ -262,16 +258,18 @@ public final class PolicyCompiler {
     }
 
     /**
-     * The rule set built from its {@code kept} packages and the {@code changed} ones, built here
-     * alone; empty when the changed packages are not clean or the assembly fails, for the whole
-     * build to decide and report.
+     * The rule set built from its {@code kept} packages and the {@code changed} ones, each built here
+     * in a module of its own; empty when a changed package is not clean or the assembly fails, for
+     * the whole build to decide and report.
      */
-    private Optional<Compilation> buildChanged(RuleSet ruleSet, BuiltPackages.Packages packages,
-                                               Map<String, BuiltPackages.Built> kept, Map<String, Map<String, String>> changed) {
+    private Optional<Compilation> buildByPackage(RuleSet ruleSet, BuiltPackages.Packages packages,
+                                                 Map<String, BuiltPackages.Built> kept, Map<String, Map<String, String>> changed) {
         Map<String, BuiltPackages.Built> parts = new HashMap<>(kept);
-        if (!changed.isEmpty()) {
-            Map<String, String> files = new LinkedHashMap<>();
-            changed.values().forEach(files::putAll);
+        List<Module> modules = new ArrayList<>();
+        List<RuleSandbox.Secured> secured = new ArrayList<>();
+        List<Map<String, byte[]>> classes = new ArrayList<>();
+        List<List<RequestIdUse.Finding>> moduleIdUses = new ArrayList<>();
+        for (Map<String, String> files : changed.values()) {
             Module module;
             try {
                 module = buildModule(files);
@@ -282,41 +280,46 @@ public final class PolicyCompiler {
                 if (!module.messages().isEmpty()) {
                     return Optional.empty();
                 }
-                RuleSandbox.Secured secured = secure(module.kieModule());
-                if (!secured.safe()) {
+                RuleSandbox.Secured safe = secure(module.kieModule());
+                if (!safe.safe()) {
                     return Optional.empty();
                 }
-                Map<String, byte[]> classes = classesByName(module.kieModule().getClassesMap());
-                List<RequestIdUse.Finding> idUses = RequestIdUse.contentUses(classes);
-                Collection<Model> models;
-                try {
-                    models = models(module);
-                } catch (RuleBudget.Exceeded | StackOverflowError e) {
-                    // A changed package's constant condition ran away: say so now, as the whole build would, rather
-                    // than spend the budget again in it (only the changed packages' conditions run here; the kept ran before).
-                    return Optional.of(stopped(kept.values(), secured, idUses, e));
-                } catch (RuntimeException e) {
-                    return Optional.empty();
-                }
-                Map<String, BuiltPackages.Built> built = keep(packages, changed.keySet(), classes, models, idUses);
-                if (!built.keySet().containsAll(changed.keySet())) {
-                    return Optional.empty(); // a changed package uses another's classes: only a whole build has them all
-                }
-                parts.putAll(built);
+                Map<String, byte[]> built = classesByName(module.kieModule().getClassesMap());
+                modules.add(module);
+                secured.add(safe);
+                classes.add(built);
+                moduleIdUses.add(RequestIdUse.contentUses(built));
+            } catch (RuntimeException e) {
+                return Optional.empty();
             }
         }
         KieBase base;
+        // One budget for every making of models: the changed packages' (their constant conditions run here
+        // first), then the kept ones' again for the base (theirs ran before, in their own build).
         try (RuleBudget.Scope budget = RuleBudget.open(BUILD_BUDGET)) {
+            Map<String, Collection<Model>> made = new HashMap<>();
+            List<String> changedPackages = List.copyOf(changed.keySet());
+            for (int i = 0; i < modules.size(); i++) {
+                Collection<Model> models = models(modules.get(i));
+                String pkg = changedPackages.get(i);
+                Map<String, BuiltPackages.Built> built = keep(packages, List.of(pkg), classes.get(i), models, moduleIdUses.get(i));
+                if (!built.containsKey(pkg)) {
+                    return Optional.empty(); // not what its text was read as, or it uses another package's classes
+                }
+                parts.putAll(built);
+                made.put(pkg, models);
+            }
             List<Model> models = new ArrayList<>();
             for (String pkg : packages.filesByPackage().keySet()) {
-                models.addAll(parts.get(pkg).newModels());
+                models.addAll(made.containsKey(pkg) ? made.get(pkg) : parts.get(pkg).newModels());
             }
-            // No module's class loader sees every package: the base gets the application's, which sees the fact model.
-            org.kie.api.KieBaseConfiguration conf = KieServices.get().newKieBaseConfiguration(null, PolicyCompiler.class.getClassLoader());
-            base = KieBaseBuilder.createKieBaseFromModel(models, conf);
-            AbstractKieModule.checkStreamMode(KieServices.get().newKieModuleModel().newKieBaseModel(DEFAULT_KIE_BASE), conf,
-                    base.getKiePackages());
-        } catch (RuntimeException | RuleBudget.Exceeded | StackOverflowError e) {
+            base = KieBaseBuilder.createKieBaseFromModel(models, assembledBaseConfiguration());
+            AbstractKieModule.checkStreamMode(defaultKieBaseModel(), assembledBaseConfiguration(), base.getKiePackages());
+        } catch (RuleBudget.Exceeded | StackOverflowError e) {
+            // A changed package's constant condition ran away: say so now, as the whole build would, rather
+            // than spend the budget again in it.
+            return Optional.of(stopped(kept.values(), secured, moduleIdUses.stream().flatMap(List::stream).toList(), e));
+        } catch (RuntimeException e) {
             return Optional.empty();
         }
         RuleOrigins origins = RuleOrigins.union(parts.values().stream().map(BuiltPackages.Built::origins).toList());
@@ -340,12 +343,15 @@ public final class PolicyCompiler {
      * stopped making their rule base: the messages the whole build gives, which sees the same
      * classes, request-id findings and origins.
      */
-    private static Compilation stopped(Collection<BuiltPackages.Built> kept, RuleSandbox.Secured secured,
+    private static Compilation stopped(Collection<BuiltPackages.Built> kept, List<RuleSandbox.Secured> secured,
                                        List<RequestIdUse.Finding> moduleIdUses, Throwable e) {
         List<RuleOrigins> origins = new ArrayList<>(kept.stream().map(BuiltPackages.Built::origins).toList());
-        origins.add(secured.origins());
+        Set<String> classNames = new HashSet<>();
+        for (RuleSandbox.Secured module : secured) {
+            origins.add(module.origins());
+            classNames.addAll(module.classNames());
+        }
         RuleOrigins allOrigins = RuleOrigins.union(origins);
-        Set<String> classNames = new HashSet<>(secured.classNames());
         java.util.SortedSet<RequestIdUse.Finding> idUses = findings(moduleIdUses);
         for (BuiltPackages.Built part : kept) {
             classNames.addAll(part.classNames());
@@ -367,6 +373,26 @@ public final class PolicyCompiler {
         return sorted;
     }
 
+    /** The knowledge base a build's module declares: the defaults, as the rule set has no kmodule.xml. */
+    private static KieBaseModel defaultKieBaseModel() {
+        return KieServices.get().newKieModuleModel().newKieBaseModel(DEFAULT_KIE_BASE).setDefault(true);
+    }
+
+    /**
+     * The configuration of an assembled base: the options a container takes from the module's
+     * knowledge base (equality, event mode, declarative agenda, sequential), and the application's
+     * class loader, as no module's loader sees every package (each model's classes come with it).
+     */
+    private static KieBaseConfiguration assembledBaseConfiguration() {
+        KieBaseModel model = defaultKieBaseModel();
+        KieBaseConfiguration conf = KieServices.get().newKieBaseConfiguration(null, PolicyCompiler.class.getClassLoader());
+        conf.setOption(model.getEqualsBehavior());
+        conf.setOption(model.getEventProcessingMode());
+        conf.setOption(model.getDeclarativeAgenda());
+        conf.setOption(model.getSequential());
+        return conf;
+    }
+
     /** Keeps the packages {@code built} in a module that stand alone ({@link BuiltPackages#keepable}), and returns them. */
     private Map<String, BuiltPackages.Built> keep(BuiltPackages.Packages packages, Collection<String> built,
                                                   Map<String, byte[]> classes, Collection<Model> models,
@@ -377,15 +403,13 @@ public final class PolicyCompiler {
     }
 
     /**
-     * The module's models, made under the build's budget: their constructors run the rule-building
-     * code, which evaluates constant conditions (a container building a base makes them the same way).
+     * The module's models. Their constructors run the rule-building code, which evaluates constant
+     * conditions (a container building a base makes them the same way): call under the build's budget.
      */
     private static Collection<Model> models(Module module) {
-        try (RuleBudget.Scope budget = RuleBudget.open(BUILD_BUDGET)) {
-            KieBaseModelImpl kieBase = (KieBaseModelImpl) module.kieModule().getKieModuleModel().getKieBaseModels().values()
-                    .iterator().next();
-            return module.kieModule().getModelForKBase(kieBase);
-        }
+        KieBaseModelImpl kieBase = (KieBaseModelImpl) module.kieModule().getKieModuleModel().getKieBaseModels().values()
+                .iterator().next();
+        return module.kieModule().getModelForKBase(kieBase);
     }
 
     /**
@@ -408,7 +432,9 @@ public final class PolicyCompiler {
 
     private static String kiePath(String authorPath, String text) {
         Matcher m = PACKAGE.matcher(text);
-        String dir = m.find() ? m.group(1).replace('.', '/') + "/" : "";
+        // The folder of the package the file declares, read as the kept packages are; else the first word after "package".
+        String dir = BuiltPackages.packageOf(text).or(() -> m.find() ? Optional.of(m.group(1)) : Optional.empty())
+                .map(pkg -> pkg.replace('.', '/') + "/").orElse("");
         return "src/main/resources/" + dir + authorPath.replace('/', '_');
     }
 

@@ -52,6 +52,8 @@ class RulePackageAssemblyTest {
         // Only the reclamation package's Java went through the compiler: nothing of the other eight packages was even generated.
         long sources = reuse.counts().compiled() + reuse.counts().reused() - afterActive.compiled() - afterActive.reused();
         assertThat(sources).isPositive().isLessThan(afterActive.compiled() / 4);
+        assertSameRuleBase(assembled, freshBuild(candidate));
+        // For the shipped rules the order by package is also the one a whole build gives: the live policy's is unchanged.
         assertSameRuleBase(assembled, whole);
         assertSamePolicyTestResults(assembled, whole, DefaultPolicy.RULE_SET.testFiles());
     }
@@ -78,9 +80,8 @@ class RulePackageAssemblyTest {
             CompiledPolicy assembled = compiler.build(candidate).orThrow();
 
             assertThat(kept.assembledBases()).as(file).isEqualTo(before + 1);
-            CompiledPolicy whole = wholeBuild(candidate);
-            assertSameRuleBase(assembled, whole);
-            assertSamePolicyTestResults(assembled, whole, policy.testFiles());
+            assertSameRuleBase(assembled, freshBuild(candidate));
+            assertSamePolicyTestResults(assembled, wholeBuild(candidate), policy.testFiles());
         }
     }
 
@@ -104,6 +105,80 @@ class RulePackageAssemblyTest {
     }
 
     @Test
+    void aFileRemovedFromAKeptPackageTakesItsRulesWithIt() {
+        BuiltPackages kept = new BuiltPackages();
+        PolicyCompiler compiler = new PolicyCompiler(new GeneratedClassReuse(), kept);
+        Map<String, String> two = Map.of("b/one.drl", header("b") + "rule \"One\" when $r : RequestFact( gpuCount > 100 ) then end\n",
+                "b/two.drl", header("b") + "rule \"Two\" when $r : RequestFact( gpuCount > 200 ) then end\n");
+        compiler.build(withDefaults(two)).orThrow();
+        Map<String, String> onlyTwo = new TreeMap<>(two);
+        onlyTwo.remove("b/one.drl");
+
+        CompiledPolicy assembled = compiler.build(withDefaults(onlyTwo)).orThrow();
+
+        assertThat(kept.assembledBases()).isEqualTo(1);
+        assertThat(assembled.ruleNames()).contains("Two").doesNotContain("One");
+        assertSameRuleBase(assembled, freshBuild(withDefaults(onlyTwo)));
+    }
+
+    @Test
+    void aPackageNamedInACommentIsNotTakenForTheFilesPackage() {
+        BuiltPackages kept = new BuiltPackages();
+        PolicyCompiler compiler = new PolicyCompiler(new GeneratedClassReuse(), kept);
+        String hidden = "/*\npackage io.gpupool.rules.notes;\n*/\n" + header("b")
+                + "rule \"Hidden\" when $r : RequestFact( gpuCount > 100 ) then end\n";
+        String plain = header("b") + "rule \"Plain\" when $r : RequestFact( gpuCount > 200 ) then end\n";
+        compiler.build(withDefaults(Map.of("b/hidden.drl", hidden, "b/plain.drl", plain))).orThrow();
+
+        // The hidden file removed, and another package changed: package b must not come back with its rule.
+        Map<String, String> files = new TreeMap<>(withDefaults(Map.of("b/plain.drl", plain)).files());
+        files.put(RECLAMATION, files.get(RECLAMATION) + "\n// edited\n");
+        CompiledPolicy after = compiler.build(new RuleSet("after", files)).orThrow();
+
+        assertThat(after.ruleNames()).contains("Plain").doesNotContain("Hidden");
+        assertThat(BuiltPackages.packageOf(hidden)).contains("io.gpupool.rules.b");
+    }
+
+    @Test
+    void onlyAPackageStatementReadAsTheGrammarReadsItIsTrusted() {
+        assertThat(BuiltPackages.packageOf("// a comment\n  package io.gpupool.rules.quota;\nimport x;")).contains("io.gpupool.rules.quota");
+        assertThat(BuiltPackages.packageOf("package io.gpupool.rules.quota\nrule \"x\" when then end")).contains("io.gpupool.rules.quota");
+        assertThat(BuiltPackages.packageOf("/* package a.b; */ package c.d;")).contains("c.d");
+        assertThat(BuiltPackages.packageOf("package io.gpupool.rules.quota$x;")).isEmpty();
+        assertThat(BuiltPackages.packageOf("package io.gpupool.rules.quot\u00e9;")).isEmpty();
+        assertThat(BuiltPackages.packageOf("import java.util.List;\npackage a.b;")).isEmpty();
+        assertThat(BuiltPackages.packageOf("/* never closed package a.b;")).isEmpty();
+        assertThat(BuiltPackages.packageOf("packagea.b;")).isEmpty();
+    }
+
+    @Test
+    void aRuleSetInWhichAPackageCannotBeReadPlainlyIsBuiltWhole() {
+        BuiltPackages kept = new BuiltPackages();
+        PolicyCompiler compiler = new PolicyCompiler(new GeneratedClassReuse(), kept);
+        String odd = "package io.gpupool.rules.quota$x;\nimport io.gpupool.policy.fact.RequestFact;\n"
+                + "rule \"Odd\" when $r : RequestFact( gpuCount > 100 ) then end\n";
+        compiler.build(DefaultPolicy.RULE_SET).orThrow();
+
+        Compilation withOdd = compiler.build(withDefaults(Map.of("quota/odd.drl", odd)));
+
+        assertThat(kept.assembledBases()).isZero();
+        assertThat(withOdd.messages()).isEqualTo(new PolicyCompiler(new GeneratedClassReuse(0)).build(withDefaults(Map.of("quota/odd.drl", odd))).messages());
+    }
+
+    @Test
+    void keysOfDifferentFilesNeverMeetWhateverTheTextsHold() {
+        String a = "rule \"A\" when then end\n";
+        String b = "rule \"B\" when then end\n";
+        Map<String, String> twoFiles = new LinkedHashMap<>();
+        twoFiles.put("p/one.drl", a);
+        twoFiles.put("p/two.drl", b);
+        Map<String, String> oneFileHoldingBoth = Map.of("p/one.drl", a + "\0p/two.drl\0" + b);
+
+        assertThat(BuiltPackages.key("p", oneFileHoldingBoth)).isNotEqualTo(BuiltPackages.key("p", twoFiles));
+        assertThat(BuiltPackages.key("p", twoFiles)).isEqualTo(BuiltPackages.key("p", new LinkedHashMap<>(twoFiles)));
+    }
+
+    @Test
     void aRuleSetWithADeclaredTypeIsBuiltWhole() {
         BuiltPackages kept = new BuiltPackages();
         PolicyCompiler compiler = new PolicyCompiler(new GeneratedClassReuse(), kept);
@@ -120,6 +195,8 @@ class RulePackageAssemblyTest {
                 """;
         compiler.build(withDefaults(Map.of("flags/flags.drl", declared))).orThrow();
         compiler.build(withDefaults(Map.of("flags/flags.drl", declared + "\n// edited\n"))).orThrow();
+        // not at the start of a line either
+        compiler.build(withDefaults(Map.of("flags/flags.drl", declared.replace("\ndeclare Flag", " declare Flag")))).orThrow();
 
         assertThat(kept.assembledBases()).isZero();
     }
@@ -187,9 +264,15 @@ class RulePackageAssemblyTest {
         ValidationReport afterChange = validator.validate(RuleSet.draft(withTests(Map.of("spin/spin.drl", spin,
                 "other/other.drl", other.replace("> 100", "> 200")))));
 
-        assertThat(kept.assembledBases()).isEqualTo(1);
-        assertThat(afterChange.valid()).isFalse();
-        assertThat(afterChange.errors()).anyMatch(m -> m.stage() == Stage.EVALUATION && m.text().contains("Spins"));
+        // and the spinning package itself changed: built alone in a module of its own, still instrumented
+        ValidationReport spinChanged = validator.validate(RuleSet.draft(withTests(Map.of("spin/spin.drl", spin + "// edited\n",
+                "other/other.drl", other.replace("> 100", "> 200")))));
+
+        assertThat(kept.assembledBases()).isEqualTo(2);
+        for (ValidationReport report : List.of(afterChange, spinChanged)) {
+            assertThat(report.valid()).isFalse();
+            assertThat(report.errors()).anyMatch(m -> m.stage() == Stage.EVALUATION && m.text().contains("Spins"));
+        }
     }
 
     @Test
@@ -266,13 +349,15 @@ class RulePackageAssemblyTest {
         };
     }
 
-    private static void assertSameRuleBase(CompiledPolicy assembled, CompiledPolicy whole) {
-        assertThat(assembled.ruleNames()).isEqualTo(whole.ruleNames());
-        assertThat(loadOrder(assembled)).isEqualTo(loadOrder(whole));
-        assertThat(assembled.requestIdsAsNames()).isEqualTo(whole.requestIdsAsNames());
-        assertThat(assembled.matchedDecisionTypes()).isEqualTo(whole.matchedDecisionTypes());
-        // Every rule class the whole build verified is one the assembled base was verified with (the whole build adds its project class).
-        assertThat(whole.generatedClasses()).containsAll(assembled.generatedClasses());
+    private static void assertSameRuleBase(CompiledPolicy assembled, CompiledPolicy reference) {
+        assertThat(assembled.ruleNames()).isEqualTo(reference.ruleNames());
+        assertThat(loadOrder(assembled)).isEqualTo(loadOrder(reference));
+        // The network itself built in the same order: each rule's terminal nodes have the same ids.
+        assertThat(terminalNodeIds(assembled)).isEqualTo(terminalNodeIds(reference));
+        assertThat(assembled.requestIdsAsNames()).isEqualTo(reference.requestIdsAsNames());
+        assertThat(assembled.matchedDecisionTypes()).isEqualTo(reference.matchedDecisionTypes());
+        // The rule classes verified for the assembled base are the reference's (a whole build adds its project class).
+        assertThat(reference.generatedClasses()).containsAll(assembled.generatedClasses());
         assertThat(assembled.generatedClasses()).anyMatch(c -> c.contains("/Lambda"));
     }
 
@@ -282,16 +367,32 @@ class RulePackageAssemblyTest {
         assertThat(onAssembled.results()).isNotEmpty().isEqualTo(onWhole.results());
     }
 
-    /** The rules in the order the base loaded them, which breaks ties between activations of equal salience. */
+    /** Each package's rules in the order the base loaded them, which breaks ties between activations of equal salience. */
     private static List<String> loadOrder(CompiledPolicy policy) {
         List<RuleImpl> rules = new ArrayList<>();
         policy.kieBase().getKiePackages().forEach(p -> p.getRules().forEach(r -> rules.add((RuleImpl) r)));
-        rules.sort(Comparator.comparingInt(RuleImpl::getLoadOrder));
-        return rules.stream().map(r -> r.getPackageName() + ":" + r.getName()).toList();
+        rules.sort(Comparator.comparing(RuleImpl::getPackageName).thenComparingInt(RuleImpl::getLoadOrder));
+        return rules.stream().map(r -> r.getPackageName() + ":" + r.getLoadOrder() + ":" + r.getName()).toList();
+    }
+
+    private static Map<String, List<Integer>> terminalNodeIds(CompiledPolicy policy) {
+        Map<String, List<Integer>> ids = new TreeMap<>();
+        ((org.drools.core.impl.InternalRuleBase) policy.kieBase()).getReteooBuilder().getTerminalNodes()
+                .forEach((rule, nodes) -> ids.put(rule, java.util.Arrays.stream(nodes).map(n -> n.getId()).toList()));
+        assertThat(ids).isNotEmpty();
+        return ids;
     }
 
     private static CompiledPolicy wholeBuild(RuleSet ruleSet) {
         return new PolicyCompiler(new GeneratedClassReuse(0)).build(ruleSet).orThrow();
+    }
+
+    /** The rule set built by package with nothing kept before: the rule base the assembled one must equal. */
+    private static CompiledPolicy freshBuild(RuleSet ruleSet) {
+        BuiltPackages none = new BuiltPackages();
+        CompiledPolicy fresh = new PolicyCompiler(new GeneratedClassReuse(0), none).build(ruleSet).orThrow();
+        assertThat(none.assembledBases()).isZero();
+        return fresh;
     }
 
     /** A compiler that has built the default rule set (whole) and kept its packages. */
