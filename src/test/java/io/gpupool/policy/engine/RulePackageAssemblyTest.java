@@ -24,6 +24,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import static io.gpupool.policy.engine.TestRuleSets.changed;
+import static io.gpupool.policy.engine.TestRuleSets.header;
+import static io.gpupool.policy.engine.TestRuleSets.withTests;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -402,28 +405,9 @@ class RulePackageAssemblyTest {
         return compiler;
     }
 
-    private static String header(String pkg) {
-        return "package io.gpupool.rules." + pkg + ";\nimport io.gpupool.policy.fact.RequestFact;\n"
-                + "global io.gpupool.policy.decision.Decisions decisions;\n";
-    }
-
     private static RuleSet withDefaults(Map<String, String> extra) {
         Map<String, String> files = new TreeMap<>(DefaultPolicy.RULE_SET.files());
         files.putAll(extra);
         return new RuleSet("with-extra", files);
-    }
-
-    private static Map<String, String> withTests(Map<String, String> files) {
-        Map<String, String> out = new TreeMap<>(files);
-        out.putAll(DefaultPolicy.RULE_SET.testFiles());
-        return out;
-    }
-
-    private static RuleSet changed(RuleSet set, String file, String from, String to) {
-        Map<String, String> files = new TreeMap<>(set.files());
-        String text = files.get(file);
-        assertThat(text).contains(from);
-        files.put(file, text.replace(from, to));
-        return new RuleSet("candidate", files);
     }
 }
