@@ -13,22 +13,13 @@ import io.gpupool.policy.ruleset.RuleSet;
 import io.gpupool.policy.sandbox.RuleBudget;
 import io.gpupool.policy.sandbox.RuleOrigins;
 import io.gpupool.policy.sandbox.RuleSandbox;
-import org.drools.compiler.compiler.io.memory.MemoryFileSystem;
 import org.drools.compiler.kie.builder.impl.AbstractKieModule;
-import org.drools.compiler.kie.builder.impl.MemoryKieModule;
-import org.drools.compiler.kproject.models.KieBaseModelImpl;
 import org.drools.model.Model;
 import org.drools.modelcompiler.KieBaseBuilder;
-import org.drools.modelcompiler.CanonicalKieModule;
-import org.drools.util.PortablePath;
 import org.kie.api.KieBase;
 import org.kie.api.KieBaseConfiguration;
 import org.kie.api.builder.model.KieBaseModel;
 import org.kie.api.KieServices;
-import org.kie.api.builder.KieBuilder;
-import org.kie.api.builder.KieFileSystem;
-import org.kie.api.builder.Message;
-import org.kie.api.builder.ReleaseId;
 import org.kie.api.definition.KiePackage;
 import org.kie.api.definition.rule.Rule;
 
@@ -41,35 +32,28 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Compiles a rule set into a {@link CompiledPolicy}. Each file is written at a path matching its
- * {@code package} (Drools warns otherwise). Every build runs under one release id, one build at a
- * time: the executable model names the Java it generates after the release id (each package's
- * classes, and through their imports every lambda class), so under one id the same rules generate
- * the same Java in every build, and {@link GeneratedClassReuse} can give the classes compiled
- * before; and the Kie repository holds a module by its id from the build to the container, which
- * two builds under one id at once would share. The module is dropped from the Kie repository once
- * the base exists, so repeated uploads do not accumulate. Messages point back at the author's file names.
+ * Compiles a rule set into a {@link CompiledPolicy}: package by package where it can
+ * ({@link BuiltPackages}), else whole, each module built and secured by {@link RuleModules}. Builds
+ * run one at a time: every module is built under one release id, and the Kie repository holds a
+ * module by its id from the build to the container, which two builds at once would share. Each
+ * module is dropped from the Kie repository once its models or base exist, so repeated uploads do
+ * not accumulate.
  */
 public final class PolicyCompiler {
-    private static final Pattern PACKAGE = Pattern.compile("(?m)^\\s*package\\s+([\\w.]+)\\s*;?");
     private static final List<Class<?>> DECISION_TYPES = List.of(TierAssignment.class, ProfileLabel.class,
             AdmissionDecision.class, PriorityAssignment.class, QuotaVerdict.class, PreemptionCandidate.class,
             ReclaimOrder.class, io.gpupool.policy.decision.ApprovalRequirement.class);
     private static final Pattern DECISIONS_GLOBAL = Pattern.compile("(?m)^\\s*global\\s+[\\w.]*Decisions\\s+decisions\\b");
-    private static final Pattern COLUMN_IN_TEXT = Pattern.compile("Column: (\\d+)\\]");
     private static final int POOLED_SESSIONS = 4;
-    /** The one release id of every build (see the class comment), and the lock that keeps them one at a time. */
-    private static final String RELEASE_ARTIFACT = "ruleset";
     private static final String DEFAULT_KIE_BASE = "defaultKieBase";
+    /** Every module is built under one release id ({@link RuleModules}), so builds run one at a time. */
     private static final Object ONE_BUILD_AT_A_TIME = new Object();
-    private final RuleSandbox sandbox = new RuleSandbox();
     /** The generated Java compiled by the builds before, shared by every compiler of the process. */
     private static final GeneratedClassReuse GENERATED_CLASSES = new GeneratedClassReuse();
-    private final GeneratedClassReuse generatedClasses;
+    private final RuleModules modules;
     /** The packages built before, shared by every compiler of the process. */
     private static final BuiltPackages BUILT_PACKAGES = new BuiltPackages();
     private final BuiltPackages builtPackages;
@@ -85,7 +69,7 @@ public final class PolicyCompiler {
 
     /** A compiler keeping generated classes in {@code generatedClasses} and built packages in {@code builtPackages} (tests). */
     PolicyCompiler(GeneratedClassReuse generatedClasses, BuiltPackages builtPackages) {
-        this.generatedClasses = generatedClasses;
+        this.modules = new RuleModules(generatedClasses);
         this.builtPackages = builtPackages;
     }
     private static final RuleBudget.Limits BUILD_BUDGET = new RuleBudget.Limits(java.time.Duration.ofSeconds(10),
@@ -170,53 +154,10 @@ public final class PolicyCompiler {
         return buildWhole(ruleSet);
     }
 
-    /** A module built from some of a rule set's files under the one release id; removed from the Kie repository by {@link #close}. */
-    private record Module(KieServices services, ReleaseId releaseId, KieBuilder builder, List<PolicyMessage> messages)
-            implements AutoCloseable {
-        CanonicalKieModule kieModule() {
-            return (CanonicalKieModule) builder.getKieModule();
-        }
-
-        @Override
-        public void close() {
-            services.getRepository().removeKieModule(releaseId);
-        }
-    }
-
-    /** Builds {@code files} (author path → text) into a module; throws what the executable model throws for what it cannot translate. */
-    private Module buildModule(Map<String, String> files) {
-        KieServices ks = KieServices.Factory.get();
-        KieFileSystem kfs = ks.newKieFileSystem();
-        ReleaseId releaseId = ks.newReleaseId("io.gpupool.policy", RELEASE_ARTIFACT, "1.0.0");
-        kfs.generateAndWritePomXML(releaseId);
-        Map<String, String> authorPathByKiePath = new HashMap<>();
-        for (Map.Entry<String, String> file : files.entrySet()) {
-            String kiePath = kiePath(file.getKey(), file.getValue());
-            authorPathByKiePath.put(kiePath, file.getKey());
-            kfs.write(kiePath, file.getValue());
-        }
-        KieBuilder builder;
-        try {
-            // The executable model's build, but its generated Java compiled only where earlier builds did not.
-            builder = ((org.drools.compiler.kie.builder.impl.KieBuilderImpl) ks.newKieBuilder(kfs))
-                    .buildAll(ReusingModelProject.supplier(generatedClasses), path -> true);
-        } catch (RuntimeException e) {
-            ks.getRepository().removeKieModule(releaseId);
-            throw e;
-        }
-        List<PolicyMessage> messages = new ArrayList<>();
-        for (Message m : builder.getResults().getMessages()) {
-            String path = m.getPath() == null ? null : "src/main/resources/" + m.getPath();
-            messages.add(new PolicyMessage(Stage.COMPILE, severity(m.getLevel()),
-                    authorPathByKiePath.getOrDefault(path, m.getPath()), m.getLine(), column(m), m.getText().strip()));
-        }
-        return new Module(ks, releaseId, builder, messages);
-    }
-
     private Compilation buildWhole(RuleSet ruleSet) {
-        Module module;
+        RuleModules.Module module;
         try {
-            module = buildModule(ruleSet.ruleFiles());
+            module = modules.build(ruleSet.ruleFiles());
         } catch (RuntimeException e) {
             // The executable model throws for what it cannot translate (e.g. accumulate code it would hand to MVEL).
             return new Compilation(Optional.empty(), List.of(PolicyMessage.error(Stage.COMPILE, null, 0, 0,
@@ -229,14 +170,13 @@ public final class PolicyCompiler {
             if (messages.stream().anyMatch(PolicyMessage::isError)) {
                 return new Compilation(Optional.empty(), RuleSources.of(ruleSet).locate(messages));
             }
-            RuleSandbox.Secured secured = secure(module.kieModule());
+            RuleSandbox.Secured secured = modules.secure(module);
             if (!secured.safe()) {
                 messages.addAll(RuleSources.of(ruleSet).refusals(secured));
                 return new Compilation(Optional.empty(), messages);
             }
             // The verified classes (instrumented or not: the budget's checks touch no request id).
-            Map<String, byte[]> classes = classesByName(module.kieModule().getClassesMap());
-            List<RequestIdUse.Finding> idUses = RequestIdUse.contentUses(classes);
+            List<RequestIdUse.Finding> idUses = RequestIdUse.contentUses(module.classes());
             if (!idUses.isEmpty()) {
                 messages.add(idsLookedInto(idUses.get(0), secured.origins()));
             }
@@ -264,113 +204,111 @@ public final class PolicyCompiler {
      */
     private Optional<Compilation> buildByPackage(RuleSet ruleSet, BuiltPackages.Packages packages,
                                                  Map<String, BuiltPackages.Built> kept, Map<String, Map<String, String>> changed) {
-        Map<String, BuiltPackages.Built> parts = new HashMap<>(kept);
-        List<Module> modules = new ArrayList<>();
-        List<RuleSandbox.Secured> secured = new ArrayList<>();
-        List<Map<String, byte[]>> classes = new ArrayList<>();
-        List<List<RequestIdUse.Finding>> moduleIdUses = new ArrayList<>();
-        for (Map<String, String> files : changed.values()) {
-            Module module;
-            try {
-                module = buildModule(files);
-            } catch (RuntimeException e) {
+        List<BuiltAlone> builtAlone = new ArrayList<>();
+        for (Map.Entry<String, Map<String, String>> pkg : changed.entrySet()) {
+            Optional<BuiltAlone> clean = buildAlone(pkg.getKey(), pkg.getValue());
+            if (clean.isEmpty()) {
                 return Optional.empty();
             }
-            try (module) {
-                if (!module.messages().isEmpty()) {
-                    return Optional.empty();
-                }
-                RuleSandbox.Secured safe = secure(module.kieModule());
-                if (!safe.safe()) {
-                    return Optional.empty();
-                }
-                Map<String, byte[]> built = classesByName(module.kieModule().getClassesMap());
-                modules.add(module);
-                secured.add(safe);
-                classes.add(built);
-                moduleIdUses.add(RequestIdUse.contentUses(built));
-            } catch (RuntimeException e) {
-                return Optional.empty();
-            }
+            builtAlone.add(clean.get());
         }
+        Map<String, BuiltPackages.Built> parts = new HashMap<>(kept);
         KieBase base;
         // One budget for every making of models: the changed packages' (their constant conditions run here
         // first), then the kept ones' again for the base (theirs ran before, in their own build).
         try (RuleBudget.Scope budget = RuleBudget.open(BUILD_BUDGET)) {
             Map<String, Collection<Model>> made = new HashMap<>();
-            List<String> changedPackages = List.copyOf(changed.keySet());
-            for (int i = 0; i < modules.size(); i++) {
-                Collection<Model> models = models(modules.get(i));
-                String pkg = changedPackages.get(i);
-                Map<String, BuiltPackages.Built> built = keep(packages, List.of(pkg), classes.get(i), models, moduleIdUses.get(i));
-                if (!built.containsKey(pkg)) {
+            for (BuiltAlone alone : builtAlone) {
+                Collection<Model> models = alone.module().models();
+                Map<String, BuiltPackages.Built> built = BuiltPackages.keepable(List.of(alone.pkg()), alone.classes(), models,
+                        alone.idUses());
+                if (!built.containsKey(alone.pkg())) {
                     return Optional.empty(); // not what its text was read as, or it uses another package's classes
                 }
+                builtPackages.keep(packages.keyByPackage().get(alone.pkg()), built.get(alone.pkg()));
                 parts.putAll(built);
-                made.put(pkg, models);
+                made.put(alone.pkg(), models);
             }
             List<Model> models = new ArrayList<>();
             for (String pkg : packages.filesByPackage().keySet()) {
                 models.addAll(made.containsKey(pkg) ? made.get(pkg) : parts.get(pkg).newModels());
             }
-            base = KieBaseBuilder.createKieBaseFromModel(models, assembledBaseConfiguration());
-            AbstractKieModule.checkStreamMode(defaultKieBaseModel(), assembledBaseConfiguration(), base.getKiePackages());
+            KieBaseConfiguration conf = assembledBaseConfiguration();
+            base = KieBaseBuilder.createKieBaseFromModel(models, conf);
+            AbstractKieModule.checkStreamMode(defaultKieBaseModel(), conf, base.getKiePackages());
         } catch (RuleBudget.Exceeded | StackOverflowError e) {
             // A changed package's constant condition ran away: say so now, as the whole build would, rather
             // than spend the budget again in it.
-            return Optional.of(stopped(kept.values(), secured, moduleIdUses.stream().flatMap(List::stream).toList(), e));
+            Provenance provenance = Provenance.of(kept.values(), builtAlone);
+            List<PolicyMessage> messages = new ArrayList<>(provenance.idsMessage().stream().toList());
+            messages.add(PolicyMessage.error(Stage.EVALUATION, null, 0, 0, "Building the rule base stopped: "
+                    + PolicyEngine.stopReason(provenance.origins(), provenance.classNames(), e)
+                    .orElseGet(() -> "a constant condition failed: " + e)));
+            return Optional.of(new Compilation(Optional.empty(), messages));
         } catch (RuntimeException e) {
             return Optional.empty();
         }
-        RuleOrigins origins = RuleOrigins.union(parts.values().stream().map(BuiltPackages.Built::origins).toList());
-        Set<String> classNames = new HashSet<>();
-        java.util.SortedSet<RequestIdUse.Finding> idUses = findings(List.of());
-        for (BuiltPackages.Built part : parts.values()) {
-            classNames.addAll(part.classNames());
-            idUses.addAll(part.idUses());
-        }
-        List<PolicyMessage> messages = new ArrayList<>();
-        if (!idUses.isEmpty()) {
-            messages.add(idsLookedInto(idUses.first(), origins));
-        }
+        Provenance provenance = Provenance.of(parts.values(), List.of());
         return Optional.of(new Compilation(Optional.of(new CompiledPolicy(ruleSet, base, base.newKieSessionsPool(POOLED_SESSIONS),
-                ruleNames(base), matchedDecisionTypes(ruleSet), declaresDecisionsGlobal(ruleSet), origins, classNames,
-                idUses.isEmpty())), messages));
+                ruleNames(base), matchedDecisionTypes(ruleSet), declaresDecisionsGlobal(ruleSet), provenance.origins(),
+                provenance.classNames(), provenance.idUses().isEmpty())), provenance.idsMessage().stream().toList()));
+    }
+
+    /** A changed package built in a module of its own, clean and secured; its module already closed. */
+    private record BuiltAlone(String pkg, RuleModules.Module module, RuleSandbox.Secured secured, Map<String, byte[]> classes,
+                              List<RequestIdUse.Finding> idUses) {
+    }
+
+    /** {@code files}, the files of package {@code pkg}, built alone; empty unless clean: no message, no refusal. */
+    private Optional<BuiltAlone> buildAlone(String pkg, Map<String, String> files) {
+        RuleModules.Module module;
+        try {
+            module = modules.build(files);
+        } catch (RuntimeException e) {
+            return Optional.empty();
+        }
+        try (module) {
+            if (!module.messages().isEmpty()) {
+                return Optional.empty();
+            }
+            RuleSandbox.Secured secured = modules.secure(module);
+            if (!secured.safe()) {
+                return Optional.empty();
+            }
+            Map<String, byte[]> classes = module.classes();
+            return Optional.of(new BuiltAlone(pkg, module, secured, classes, RequestIdUse.contentUses(classes)));
+        } catch (RuntimeException e) {
+            return Optional.empty();
+        }
     }
 
     /**
-     * The failed compilation of a rule set whose changed packages (built in a module, {@code secured})
-     * stopped making their rule base: the messages the whole build gives, which sees the same
-     * classes, request-id findings and origins.
+     * Where a rule base's generated classes came from, over its packages (kept, or built alone and
+     * not yet kept): the origins and names a stopped evaluation is traced with, the request-id
+     * findings in {@link RequestIdUse#contentUses}'s order, and the message the first one gives.
      */
-    private static Compilation stopped(Collection<BuiltPackages.Built> kept, List<RuleSandbox.Secured> secured,
-                                       List<RequestIdUse.Finding> moduleIdUses, Throwable e) {
-        List<RuleOrigins> origins = new ArrayList<>(kept.stream().map(BuiltPackages.Built::origins).toList());
-        Set<String> classNames = new HashSet<>();
-        for (RuleSandbox.Secured module : secured) {
-            origins.add(module.origins());
-            classNames.addAll(module.classNames());
+    private record Provenance(RuleOrigins origins, Set<String> classNames, List<RequestIdUse.Finding> idUses) {
+        static Provenance of(Collection<BuiltPackages.Built> parts, List<BuiltAlone> builtAlone) {
+            List<RuleOrigins> origins = new ArrayList<>();
+            Set<String> classNames = new HashSet<>();
+            java.util.SortedSet<RequestIdUse.Finding> idUses = new java.util.TreeSet<>(
+                    java.util.Comparator.comparing(RequestIdUse.Finding::toString));
+            for (BuiltPackages.Built part : parts) {
+                origins.add(part.origins());
+                classNames.addAll(part.classNames());
+                idUses.addAll(part.idUses());
+            }
+            for (BuiltAlone alone : builtAlone) {
+                origins.add(alone.secured().origins());
+                classNames.addAll(alone.secured().classNames());
+                idUses.addAll(alone.idUses());
+            }
+            return new Provenance(RuleOrigins.union(origins), classNames, List.copyOf(idUses));
         }
-        RuleOrigins allOrigins = RuleOrigins.union(origins);
-        java.util.SortedSet<RequestIdUse.Finding> idUses = findings(moduleIdUses);
-        for (BuiltPackages.Built part : kept) {
-            classNames.addAll(part.classNames());
-            idUses.addAll(part.idUses());
-        }
-        List<PolicyMessage> messages = new ArrayList<>();
-        if (!idUses.isEmpty()) {
-            messages.add(idsLookedInto(idUses.first(), allOrigins));
-        }
-        messages.add(PolicyMessage.error(Stage.EVALUATION, null, 0, 0, "Building the rule base stopped: "
-                + PolicyEngine.stopReason(allOrigins, classNames, e).orElseGet(() -> "a constant condition failed: " + e)));
-        return new Compilation(Optional.empty(), messages);
-    }
 
-    /** Request-id findings in {@link RequestIdUse#contentUses}'s order, which picks the one a message names. */
-    private static java.util.SortedSet<RequestIdUse.Finding> findings(Collection<RequestIdUse.Finding> findings) {
-        java.util.SortedSet<RequestIdUse.Finding> sorted = new java.util.TreeSet<>(java.util.Comparator.comparing(RequestIdUse.Finding::toString));
-        sorted.addAll(findings);
-        return sorted;
+        Optional<PolicyMessage> idsMessage() {
+            return idUses.isEmpty() ? Optional.empty() : Optional.of(idsLookedInto(idUses.get(0), origins));
+        }
     }
 
     /** The knowledge base a build's module declares: the defaults, as the rule set has no kmodule.xml. */
@@ -393,51 +331,6 @@ public final class PolicyCompiler {
         return conf;
     }
 
-    /** Keeps the packages {@code built} in a module that stand alone ({@link BuiltPackages#keepable}), and returns them. */
-    private Map<String, BuiltPackages.Built> keep(BuiltPackages.Packages packages, Collection<String> built,
-                                                  Map<String, byte[]> classes, Collection<Model> models,
-                                                  List<RequestIdUse.Finding> idUses) {
-        Map<String, BuiltPackages.Built> keepable = BuiltPackages.keepable(built, classes, models, idUses);
-        keepable.forEach((pkg, part) -> builtPackages.keep(packages.keyByPackage().get(pkg), part));
-        return keepable;
-    }
-
-    /**
-     * The module's models. Their constructors run the rule-building code, which evaluates constant
-     * conditions (a container building a base makes them the same way): call under the build's budget.
-     */
-    private static Collection<Model> models(Module module) {
-        KieBaseModelImpl kieBase = (KieBaseModelImpl) module.kieModule().getKieModuleModel().getKieBaseModels().values()
-                .iterator().next();
-        return module.kieModule().getModelForKBase(kieBase);
-    }
-
-    /**
-     * Verifies and instruments the build's classes before any of them is loaded (the build only
-     * compiles them): the instrumented bytes replace the compiled ones in the module's file system,
-     * which the module's class loader reads.
-     */
-    private RuleSandbox.Secured secure(CanonicalKieModule module) {
-        MemoryFileSystem files = ((MemoryKieModule) module.getInternalKieModule()).getMemoryFileSystem();
-        Map<String, byte[]> instrumented = new HashMap<>();
-        RuleSandbox.Secured secured = sandbox.secure(module.getClassesMap(), (path, bytes) -> {
-            files.write(PortablePath.of(path), bytes, true);
-            instrumented.put(path, bytes);
-        });
-        if (secured.safe()) {
-            module.getModuleClassLoader().storeClasses(instrumented);
-        }
-        return secured;
-    }
-
-    private static String kiePath(String authorPath, String text) {
-        Matcher m = PACKAGE.matcher(text);
-        // The folder of the package the file declares, read as the kept packages are; else the first word after "package".
-        String dir = BuiltPackages.packageOf(text).or(() -> m.find() ? Optional.of(m.group(1)) : Optional.empty())
-                .map(pkg -> pkg.replace('.', '/') + "/").orElse("");
-        return "src/main/resources/" + dir + authorPath.replace('/', '_');
-    }
-
     /**
      * Why this rule set's admissions are evaluated request by request: where its rules look into a
      * request id (the first place found), named by rule where the generated class maps back to one.
@@ -448,34 +341,6 @@ public final class PolicyCompiler {
                 + " not shared by request shape: " + (rules.isEmpty() ? "generated class " + first.className().replace('/', '.')
                 : String.join(", ", rules)) + " uses a request's id other than to join that request's facts (" + first.what()
                 + "). See docs/policy-authoring.md, \"Requests of one shape share an admission\".");
-    }
-
-    /** A build's class files ({@code a/b/C.class} → bytes) by internal name ({@code a/b/C}). */
-    private static Map<String, byte[]> classesByName(Map<String, byte[]> classFiles) {
-        Map<String, byte[]> byName = new HashMap<>();
-        classFiles.forEach((path, bytes) -> {
-            if (path.endsWith(".class")) {
-                byName.put(path.substring(0, path.length() - ".class".length()), bytes);
-            }
-        });
-        return byName;
-    }
-
-    /** Drools leaves the column at 0 for constraint errors but names it in the text: "[Line: 6, Column: 4]". */
-    private static int column(Message m) {
-        if (m.getColumn() > 0) {
-            return m.getColumn();
-        }
-        Matcher inText = COLUMN_IN_TEXT.matcher(m.getText());
-        return inText.find() ? Integer.parseInt(inText.group(1)) : 0;
-    }
-
-    private static Severity severity(Message.Level level) {
-        return switch (level) {
-            case ERROR -> Severity.ERROR;
-            case WARNING -> Severity.WARNING;
-            default -> Severity.INFO;
-        };
     }
 
     private static Set<String> ruleNames(KieBase base) {
